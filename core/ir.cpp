@@ -1,0 +1,233 @@
+// core/ir.cpp: small helpers of the program model.
+#include "core/ir.h"
+
+#include <charconv>
+#include <cstring>
+#include <limits>
+
+namespace wb {
+
+bool operator==(const Arg& a, const Arg& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Arg::Kind::None: return true;
+    case Arg::Kind::Bool: return a.boolean == b.boolean;
+    case Arg::Kind::Int: return a.integer == b.integer;
+    // Bitwise-equal doubles (so NaN == NaN and -0.0 != 0.0): what round trips must keep.
+    case Arg::Kind::Float:
+      return std::memcmp(&a.real, &b.real, sizeof(double)) == 0;
+    case Arg::Kind::String:
+    case Arg::Kind::Ref:
+    case Arg::Kind::Token: return a.text == b.text;
+    case Arg::Kind::List:
+    case Arg::Kind::Tuple: return a.items == b.items;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+bool TensorType::isStatic() const {
+  for (const Dim& d : shape)
+    if (!d.isStatic()) return false;
+  return true;
+}
+
+std::optional<std::int64_t> TensorType::numel() const {
+  std::int64_t n = 1;
+  for (const Dim& d : shape) {
+    if (!d.isStatic() || d.size < 0) return std::nullopt;
+    if (d.size != 0 && n > std::numeric_limits<std::int64_t>::max() / d.size) return std::nullopt;
+    n *= d.size;
+  }
+  return n;
+}
+
+int TensorType::elementSize() const {
+  if (dtype == "f64" || dtype == "i64" || dtype == "c64") return 8;
+  if (dtype == "f32" || dtype == "i32" || dtype == "u32") return 4;
+  if (dtype == "f16" || dtype == "bf16" || dtype == "i16" || dtype == "u16") return 2;
+  if (dtype == "i8" || dtype == "u8" || dtype == "b8" || dtype == "f8e4m3fn" || dtype == "f8e5m2") return 1;
+  if (dtype == "c128") return 16;
+  return 0;
+}
+
+namespace {
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+bool isIdentChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+}  // namespace
+
+std::optional<TensorType> parseTensorType(std::string_view text) {
+  text = trim(text);
+  std::size_t open = text.find('[');
+  if (open == std::string_view::npos || open == 0 || text.back() != ']') return std::nullopt;
+  TensorType type;
+  for (char c : text.substr(0, open))
+    if (!isIdentChar(c)) return std::nullopt;
+  type.dtype = std::string(text.substr(0, open));
+  std::string_view body = text.substr(open + 1, text.size() - open - 2);
+  if (body.find('[') != std::string_view::npos) return std::nullopt;  // "f32[2][2]" is a list
+  body = trim(body);
+  if (body.empty()) return type;
+  constexpr std::size_t kMaxDims = 64;
+  while (true) {
+    std::size_t comma = body.find(',');
+    std::string_view part = trim(body.substr(0, comma));
+    if (part.empty() || type.shape.size() >= kMaxDims) return std::nullopt;
+    Dim dim;
+    std::int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
+    if (ec == std::errc() && ptr == part.data() + part.size() && value >= 0) {
+      dim.size = value;
+    } else {
+      for (char c : part)
+        if (!(isIdentChar(c) || c == '*' || c == '+' || c == '-' || c == '/' || c == ' ' || c == '(' || c == ')'))
+          return std::nullopt;
+      dim.symbol = std::string(part);
+    }
+    type.shape.push_back(std::move(dim));
+    if (comma == std::string_view::npos) break;
+    body = body.substr(comma + 1);
+  }
+  return type;
+}
+
+std::string formatTensorType(const TensorType& type) {
+  std::string out = type.dtype + "[";
+  for (std::size_t i = 0; i < type.shape.size(); ++i) {
+    if (i) out += ", ";
+    out += type.shape[i].isStatic() ? std::to_string(type.shape[i].size) : type.shape[i].symbol;
+  }
+  return out + "]";
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::string_view toString(NodeOp op) {
+  switch (op) {
+    case NodeOp::Placeholder: return "placeholder";
+    case NodeOp::GetAttr: return "get_attr";
+    case NodeOp::CallFunction: return "call_function";
+    case NodeOp::CallModule: return "call_module";
+    case NodeOp::Output: return "output";
+  }
+  return "?";
+}
+
+std::optional<int> Node::shareAllocArgIndex() const {
+  auto it = meta.find("_share_alloc_with_arg_idx");
+  if (it == meta.end()) return std::nullopt;
+  int value = 0;
+  const std::string& s = it->second;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || ptr != s.data() + s.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+std::optional<std::size_t> Graph::indexOf(std::string_view name) const {
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].name == name) return i;
+  return std::nullopt;
+}
+
+const Node* Graph::find(std::string_view name) const {
+  auto i = indexOf(name);
+  return i ? &nodes[*i] : nullptr;
+}
+
+const Node* Graph::outputNode() const {
+  if (nodes.empty() || !nodes.back().isOutput()) return nullptr;
+  return &nodes.back();
+}
+
+std::vector<Arg> Graph::returnedValues() const {
+  const Node* out = outputNode();
+  if (!out || out->args.empty()) return {};
+  const Arg& a = out->args[0];
+  if (a.isSequence()) return a.items;
+  return {a};
+}
+
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+struct InputKindName { InputKind kind; std::string_view name; int value; };
+constexpr InputKindName kInputKinds[] = {
+    {InputKind::UserInput, "USER_INPUT", 1},   {InputKind::Parameter, "PARAMETER", 2},
+    {InputKind::Buffer, "BUFFER", 3},          {InputKind::ConstantTensor, "CONSTANT_TENSOR", 4},
+    {InputKind::CustomObj, "CUSTOM_OBJ", 5},   {InputKind::Token, "TOKEN", 6},
+};
+struct OutputKindName { OutputKind kind; std::string_view name; int value; };
+constexpr OutputKindName kOutputKinds[] = {
+    {OutputKind::UserOutput, "USER_OUTPUT", 1},
+    {OutputKind::LossOutput, "LOSS_OUTPUT", 2},
+    {OutputKind::BufferMutation, "BUFFER_MUTATION", 3},
+    {OutputKind::GradientToParameter, "GRADIENT_TO_PARAMETER", 4},
+    {OutputKind::GradientToUserInput, "GRADIENT_TO_USER_INPUT", 5},
+    {OutputKind::UserInputMutation, "USER_INPUT_MUTATION", 6},
+    {OutputKind::Token, "TOKEN", 7},
+};
+}  // namespace
+
+std::string_view toString(InputKind kind) {
+  for (const auto& k : kInputKinds)
+    if (k.kind == kind) return k.name;
+  return "?";
+}
+std::string_view toString(OutputKind kind) {
+  for (const auto& k : kOutputKinds)
+    if (k.kind == kind) return k.name;
+  return "?";
+}
+std::optional<InputKind> inputKindFromString(std::string_view text) {
+  for (const auto& k : kInputKinds)
+    if (k.name == text) return k.kind;
+  return std::nullopt;
+}
+std::optional<OutputKind> outputKindFromString(std::string_view text) {
+  for (const auto& k : kOutputKinds)
+    if (k.name == text) return k.kind;
+  return std::nullopt;
+}
+int enumValue(InputKind kind) {
+  for (const auto& k : kInputKinds)
+    if (k.kind == kind) return k.value;
+  return 0;
+}
+int enumValue(OutputKind kind) {
+  for (const auto& k : kOutputKinds)
+    if (k.kind == kind) return k.value;
+  return 0;
+}
+
+bool isMutation(OutputKind kind) {
+  return kind == OutputKind::BufferMutation || kind == OutputKind::UserInputMutation;
+}
+
+const InputSpec* Signature::findInput(InputKind kind, std::string_view key) const {
+  for (const InputSpec& s : inputs) {
+    if (s.kind != kind) continue;
+    if (kind == InputKind::UserInput ? s.name == key : s.target == key) return &s;
+  }
+  return nullptr;
+}
+
+const InputSpec* Signature::inputForPlaceholder(std::string_view placeholderName) const {
+  for (const InputSpec& s : inputs)
+    if (s.name == placeholderName) return &s;
+  return nullptr;
+}
+
+const InputSpec* Signature::mutatedInput(const OutputSpec& spec) const {
+  if (spec.kind == OutputKind::BufferMutation) return findInput(InputKind::Buffer, spec.target);
+  if (spec.kind == OutputKind::UserInputMutation) return findInput(InputKind::UserInput, spec.target);
+  return nullptr;
+}
+
+}  // namespace wb

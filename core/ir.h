@@ -1,0 +1,225 @@
+// core/ir.h: the program model of wbcheck (DESIGN §2).
+//
+// A Program is what `torch.export` produces: a Graph (nodes in a topological order,
+// placeholders first, one output node last) plus a Signature that says which placeholders are
+// buffers, parameters or user inputs and which outputs are mutations. Everything here is a
+// plain value type; analyses are free functions elsewhere in core/.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace wb {
+
+// ---------------------------------------------------------------------------------------------
+// Argument values: the small tree FX prints inside `args = (...)` and `kwargs = {...}`.
+
+struct Arg {
+  enum class Kind : std::uint8_t {
+    None,    // None
+    Bool,    // True / False
+    Int,     // 3, -1
+    Float,   // 1e-05, 1.0, inf
+    String,  // 'none' (text holds the unquoted string)
+    Ref,     // a node, by name (text holds the node name)
+    List,    // [a, b]
+    Tuple,   // (a, b)
+    Token,   // torch.float32, torch.contiguous_format, device(type='cpu'): text verbatim
+  };
+
+  Kind kind = Kind::None;
+  bool boolean = false;
+  std::int64_t integer = 0;
+  double real = 0.0;
+  std::string text;
+  std::vector<Arg> items;
+
+  static Arg none() { return {}; }
+  static Arg ofBool(bool v) { Arg a; a.kind = Kind::Bool; a.boolean = v; return a; }
+  static Arg ofInt(std::int64_t v) { Arg a; a.kind = Kind::Int; a.integer = v; return a; }
+  static Arg ofFloat(double v) { Arg a; a.kind = Kind::Float; a.real = v; return a; }
+  static Arg ofString(std::string v) { Arg a; a.kind = Kind::String; a.text = std::move(v); return a; }
+  static Arg ref(std::string node) { Arg a; a.kind = Kind::Ref; a.text = std::move(node); return a; }
+  static Arg token(std::string v) { Arg a; a.kind = Kind::Token; a.text = std::move(v); return a; }
+  static Arg list(std::vector<Arg> v) { Arg a; a.kind = Kind::List; a.items = std::move(v); return a; }
+  static Arg tuple(std::vector<Arg> v) { Arg a; a.kind = Kind::Tuple; a.items = std::move(v); return a; }
+
+  bool isRef() const { return kind == Kind::Ref; }
+  bool isSequence() const { return kind == Kind::List || kind == Kind::Tuple; }
+
+  friend bool operator==(const Arg& a, const Arg& b);
+};
+
+// Calls f(name) for every node reference inside `arg`, depth first, left to right.
+template <typename F>
+void forEachRef(const Arg& arg, F&& f) {
+  if (arg.kind == Arg::Kind::Ref) {
+    f(arg.text);
+  } else if (arg.isSequence()) {
+    for (const Arg& item : arg.items) forEachRef(item, f);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Types, as PyTorch prints them in annotations: "f32[4, 2]", "i64[]", "f32[s0, 4]", "Sym(s0)".
+
+struct Dim {
+  std::int64_t size = 0;  // meaningful when symbol is empty
+  std::string symbol;     // "s0", "2*s0": a symbolic size, printed verbatim
+  bool isStatic() const { return symbol.empty(); }
+  friend bool operator==(const Dim&, const Dim&) = default;
+};
+
+struct TensorType {
+  std::string dtype;  // PyTorch's short code: f32, f64, f16, bf16, i64, i32, i16, i8, u8, b8
+  std::vector<Dim> shape;
+
+  bool isStatic() const;
+  // Number of elements, or nullopt if a dimension is symbolic or the product overflows.
+  std::optional<std::int64_t> numel() const;
+  // Bytes per element of `dtype` (4 for f32), or 0 if unknown.
+  int elementSize() const;
+  friend bool operator==(const TensorType&, const TensorType&) = default;
+};
+
+// Parses an annotation such as "f32[4, 2]"; nullopt if it is not a tensor type.
+std::optional<TensorType> parseTensorType(std::string_view annotation);
+// The inverse: "f32[4, 2]".
+std::string formatTensorType(const TensorType& type);
+
+// ---------------------------------------------------------------------------------------------
+// Nodes and graphs.
+
+enum class NodeOp : std::uint8_t { Placeholder, GetAttr, CallFunction, CallModule, Output };
+
+std::string_view toString(NodeOp op);
+
+struct Node {
+  std::string name;
+  NodeOp op = NodeOp::CallFunction;
+  // Normalised target (DESIGN §2): "aten::add.Tensor", "aten::copy_" (default overload),
+  // "my_ops::mystery", "higher_order::cond", "operator.getitem", "executorch_call_delegate".
+  // For placeholders: the placeholder's own name; for get_attr: the attribute path;
+  // for call_module: the submodule path; for output: "output".
+  std::string target;
+  std::vector<Arg> args;
+  std::vector<std::pair<std::string, Arg>> kwargs;  // in printed order
+  // The type annotation as printed ("f32[4]", "Sym(s0)"), empty if none was given.
+  std::string typeText;
+  // Annotations PyTorch does not print, carried by the `# meta: k=v` extension.
+  // Known key: "_share_alloc_with_arg_idx" (an integer, as text).
+  std::map<std::string, std::string> meta;
+
+  bool isPlaceholder() const { return op == NodeOp::Placeholder; }
+  bool isOutput() const { return op == NodeOp::Output; }
+  std::optional<TensorType> tensorType() const { return parseTensorType(typeText); }
+  // The value of meta `_share_alloc_with_arg_idx`, if present and a valid integer.
+  std::optional<int> shareAllocArgIndex() const;
+
+  friend bool operator==(const Node&, const Node&) = default;
+};
+
+struct Graph {
+  std::vector<Node> nodes;  // topological order; placeholders first; output last
+
+  // Index of the node with this name, or nullopt.
+  std::optional<std::size_t> indexOf(std::string_view name) const;
+  const Node* find(std::string_view name) const;
+  const Node* outputNode() const;  // the last node if it is an output node
+  // The flat list of returned values: output.args[0] if it is a tuple/list, else {args[0]}.
+  std::vector<Arg> returnedValues() const;
+
+  friend bool operator==(const Graph&, const Graph&) = default;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The graph signature of torch.export (torch/export/graph_signature.py).
+
+enum class InputKind : std::uint8_t { UserInput, Parameter, Buffer, ConstantTensor, CustomObj, Token };
+enum class OutputKind : std::uint8_t {
+  UserOutput,
+  LossOutput,
+  BufferMutation,
+  GradientToParameter,
+  GradientToUserInput,
+  UserInputMutation,
+  Token,
+};
+
+std::string_view toString(InputKind kind);   // "USER_INPUT", ...
+std::string_view toString(OutputKind kind);  // "BUFFER_MUTATION", ...
+std::optional<InputKind> inputKindFromString(std::string_view text);
+std::optional<OutputKind> outputKindFromString(std::string_view text);
+// PyTorch's enum values, as printed in the repr form: <InputKind.BUFFER: 3>.
+int enumValue(InputKind kind);
+int enumValue(OutputKind kind);
+
+struct InputSpec {
+  InputKind kind = InputKind::UserInput;
+  std::string name;                 // the placeholder's name (arg.name)
+  std::string target;               // FQN for parameters/buffers/constants; empty for user inputs
+  std::optional<bool> persistent;   // buffers only
+  friend bool operator==(const InputSpec&, const InputSpec&) = default;
+};
+
+struct OutputSpec {
+  OutputKind kind = OutputKind::UserOutput;
+  std::string name;    // the returned node's name; empty for a constant output
+  std::string target;  // buffer FQN for BUFFER_MUTATION, user-input placeholder name for
+                       // USER_INPUT_MUTATION; empty otherwise
+  friend bool operator==(const OutputSpec&, const OutputSpec&) = default;
+};
+
+bool isMutation(OutputKind kind);  // BUFFER_MUTATION or USER_INPUT_MUTATION
+
+struct Signature {
+  std::vector<InputSpec> inputs;    // one per placeholder, in placeholder order
+  std::vector<OutputSpec> outputs;  // one per returned value, in output order
+
+  // The placeholder an input spec of this kind and target denotes. Keyed by (kind, name)
+  // because a buffer FQN may equal a user-input name (executorch-semantics §2.1 step 2).
+  // For USER_INPUT the key is the placeholder name; for the others the target FQN.
+  const InputSpec* findInput(InputKind kind, std::string_view key) const;
+  // The input spec of the placeholder with this name.
+  const InputSpec* inputForPlaceholder(std::string_view placeholderName) const;
+  // The placeholder a mutation output writes: for BUFFER_MUTATION the BUFFER input whose
+  // target is spec.target; for USER_INPUT_MUTATION the USER_INPUT named spec.target.
+  const InputSpec* mutatedInput(const OutputSpec& spec) const;
+
+  friend bool operator==(const Signature&, const Signature&) = default;
+};
+
+// ---------------------------------------------------------------------------------------------
+// A whole exported program.
+
+struct Submodule {
+  std::string name;  // attribute name, e.g. "true_graph_0"
+  Graph graph;
+  friend bool operator==(const Submodule&, const Submodule&) = default;
+};
+
+struct Program {
+  Graph graph;
+  Signature signature;
+  // Extra schemas declared in the file's `Schemas:` section, one per line, verbatim.
+  std::vector<std::string> schemas;
+  // Nested graph modules (control-flow branches), printed as nested classes.
+  std::vector<Submodule> submodules;
+  // `Range constraints: {...}` as printed, without the heading; empty if absent.
+  std::string rangeConstraints;
+  // True when the reader had to infer the signature (no signature in the text).
+  // Not part of equality: a written-and-read program has an explicit signature.
+  bool signatureInferred = false;
+
+  friend bool operator==(const Program& a, const Program& b) {
+    return a.graph == b.graph && a.signature == b.signature && a.schemas == b.schemas &&
+           a.submodules == b.submodules && a.rangeConstraints == b.rangeConstraints;
+  }
+};
+
+}  // namespace wb

@@ -1,0 +1,46 @@
+// core/rewrite.h: the graph surgery shared by every placement.
+//
+// Each placement decides *where* its copies go; this module performs the insertion the same
+// way for all of them: new `aten::copy_(target, value)` nodes with fresh names, the output
+// tuple rewritten, the output specs renamed. Keeping it in one place keeps the placements
+// comparable: they differ only in their decisions.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/ir.h"
+
+namespace wb {
+
+struct CopyInsertion {
+  std::size_t outputIndex = 0;  // index of the mutation output (== output spec index)
+  // The copy goes right after this node of the input graph (an index into graph.nodes).
+  // Copies anchored at the same node appear in the order of the request vector.
+  // Use the output node's index for "just before the output node".
+  std::size_t afterNode = 0;
+};
+
+enum class OutputOrder {
+  KeepPositions,  // copy_i replaces value_i where value_i stood (ours, DESIGN §6)
+  CopiesFirst,    // upstream: [copies in request order..., other outputs in order], then the
+                  // mutation specs are renamed by position (bug B2, executorch-semantics §2.3)
+};
+
+struct RewriteResult {
+  Program program;
+  std::vector<std::string> copyNames;  // copyNames[i] is the node inserted for requests[i]
+};
+
+// The name FX would give a new node with base `base` ("copy_", "clone") that is unused in
+// `graph`: base, base_1, base_2, ... (FX appends "_N"; a base ending in '_' gives "copy__1").
+std::string freshName(const Graph& graph, const std::string& base);
+
+// Inserts one `aten::copy_(placeholder of the spec's target, value)` per request. The caller
+// guarantees every request names a mutation output whose target resolves. The copy carries the
+// value's type annotation.
+RewriteResult insertWriteBacks(const Program& program, const std::vector<CopyInsertion>& requests,
+                               OutputOrder order);
+
+}  // namespace wb

@@ -1,0 +1,50 @@
+// core/text.h: reading the programs PyTorch prints, and writing them back (DESIGN §3).
+//
+// Accepted forms: `print(exported_program)` (form 1), `print_readable()` / `graph_module.code`
+// (form 2, including `ep.module()` code and minifier repro files), and `str(graph)` (form 3),
+// each with or without a graph signature (text or repr form). Without a signature one is
+// inferred: placeholders are inputs and a trailing block of `copy_(placeholder, value)` nodes is
+// lifted into mutation outputs. The writer always emits form 1, which this reader reads back to
+// an equal Program.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "core/diagnostics.h"
+#include "core/ir.h"
+
+namespace wb {
+
+// Caps that keep hostile input from exhausting memory or the stack.
+struct ReadLimits {
+  std::size_t maxBytes = 64u << 20;       // whole input
+  std::size_t maxNodes = 2'000'000;
+  std::size_t maxListLength = 100'000;    // items in one list or tuple literal
+  std::size_t maxNesting = 64;            // brackets inside one expression
+  std::size_t maxDims = 16;               // dimensions in one shape
+  std::int64_t maxDimSize = std::int64_t{1} << 40;
+};
+
+// Reads a program. `fileName` is used in diagnostics only.
+Result<Program> readProgram(std::string_view text, std::string_view fileName = "<string>",
+                            const ReadLimits& limits = {});
+
+// Writes form 1: "ExportedProgram:", the class with forward(), "Graph signature:" in text form,
+// and, when present, "Schemas:" and "Range constraints:". Node meta is written as a trailing
+// `# meta: k=v` comment.
+std::string writeProgram(const Program& program);
+
+// A single argument as PyTorch prints it inside a call: `x`, `[2, 2]`, `torch.float32`, 'none'.
+std::string formatArg(const Arg& arg);
+
+// The printed target of a normalised one: "aten::add.Tensor" -> "torch.ops.aten.add.Tensor",
+// "aten::copy_" -> "torch.ops.aten.copy_.default".
+std::string printTarget(std::string_view normalisedTarget);
+// The inverse, for every spelling PyTorch uses: "torch.ops.aten.add.Tensor",
+// "executorch.exir.dialects.edge._ops.aten.add.Tensor", "torch.ops.aten.add" (default
+// overload), "torch.ops.higher_order.cond", "operator.getitem".
+std::string normaliseTarget(std::string_view printedTarget);
+
+}  // namespace wb

@@ -1,0 +1,21 @@
+// core/validate.h: structural validity of a Program (DESIGN §2).
+//
+// Every consumer validates first; nothing downstream of validate() ever sees an invalid
+// program, so analyses may index without re-checking.
+#pragma once
+
+#include <vector>
+
+#include "core/diagnostics.h"
+#include "core/ir.h"
+
+namespace wb {
+
+// Reports every structural error (not just the first): duplicate or empty names, references
+// to undefined nodes or uses before definition, placeholders not first, no output node or not
+// last or more than one, signature input specs not matching the placeholders one to one,
+// output specs not matching the returned values in number, mutation targets that do not
+// resolve, nodes with op kinds that cannot carry the given fields.
+std::vector<Diagnostic> validate(const Program& program);
+
+}  // namespace wb
