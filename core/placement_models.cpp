@@ -78,14 +78,14 @@ std::string percent(const std::string& name) { return "%" + name; }
 // Upstream's choice of write-backs (executorch-semantics §2.1 steps 1-3, §2.2). The PR and the
 // draft change only `_insert_copy`, so all three models share it.
 
-struct WriteBack {
+struct SelectedWriteBack {
   std::size_t outputIndex = 0;          // the output spec index
   std::size_t bufferNode = 0;           // input_name_to_node[spec.target]: what the copy writes
   std::optional<std::size_t> valueNode; // the returned node (nullopt for a constant output)
 };
 
 struct Selection {
-  std::vector<WriteBack> writeBacks;  // in spec order
+  std::vector<SelectedWriteBack> writeBacks;  // in spec order
   std::vector<std::string> skipped;
   std::optional<std::string> failure;
 };
@@ -287,7 +287,7 @@ void eliminateDeadCode(Graph& graph, const SchemaTable& schemas) {
 // Copy insertion shared by the models.
 
 struct PlannedCopy {
-  WriteBack writeBack;
+  SelectedWriteBack writeBack;
   std::size_t afterNode = 0;  // index in the input graph; the output node for "before output"
   std::string rule;
   std::string bindingNode;
@@ -460,7 +460,7 @@ std::string throughAlias(const Graph& graph, std::size_t alias, std::size_t seed
 // non-output user of an alias of the buffer, R3 every user that may write an alias of the value.
 // Only a strictly later node moves `latest`, so the first rule to reach a node binds it.
 PlannedCopy insertionPoint(const Program& program, const GraphFacts& facts, std::size_t lastPlaceholderIndex,
-                           const WriteBack& writeBack, const SchemaTable& schemas) {
+                           const SelectedWriteBack& writeBack, const SchemaTable& schemas) {
   const Graph& graph = program.graph;
   const std::string& buffer = graph.nodes[writeBack.bufferNode].name;
   PlannedCopy copy;
@@ -504,13 +504,13 @@ PlannedCopy insertionPoint(const Program& program, const GraphFacts& facts, std:
 // (RA) of the earlier pairs; a pair whose buffer aliases meet RA, or whose value aliases meet
 // MA, makes every copy go to the end. Returns a description of the first conflict.
 std::optional<std::string> firstDependence(const Program& program, const GraphFacts& facts,
-                                           const std::vector<WriteBack>& writeBacks, const SchemaTable& schemas) {
+                                           const std::vector<SelectedWriteBack>& writeBacks, const SchemaTable& schemas) {
   if (writeBacks.size() < 2) return std::nullopt;
   const Graph& graph = program.graph;
   const std::size_t n = graph.nodes.size();
   std::vector<bool> mutatedAliases(n, false);
   std::vector<bool> returnAliases(n, false);
-  for (const WriteBack& wb : writeBacks) {
+  for (const SelectedWriteBack& wb : writeBacks) {
     const std::vector<bool> bufferAliases = collectAliases(graph, facts, wb.bufferNode, schemas);
     const std::vector<bool> valueAliases = aliasesOfValue(graph, facts, wb.valueNode, schemas);
     for (std::size_t i = 0; i < n; ++i) {
@@ -533,7 +533,7 @@ std::optional<std::string> firstDependence(const Program& program, const GraphFa
 // Draft #13857: after the last direct user of the buffer placeholder and of the value.
 
 PlannedCopy draftInsertionPoint(const Program& program, const GraphFacts& facts, std::size_t lastPlaceholderIndex,
-                                const WriteBack& writeBack) {
+                                const SelectedWriteBack& writeBack) {
   const Graph& graph = program.graph;
   PlannedCopy copy;
   copy.writeBack = writeBack;
@@ -581,7 +581,7 @@ PlacedProgram placeUpstream(const Program& program, const SchemaTable& schemas) 
     // §2.1 step 4: every copy just before the output node, in spec order; copies-first tuple
     // with positional renaming (B2); then DCE (step 5).
     std::vector<PlannedCopy> plan;
-    for (const WriteBack& wb : selection.writeBacks) {
+    for (const SelectedWriteBack& wb : selection.writeBacks) {
       PlannedCopy copy;
       copy.writeBack = wb;
       copy.afterNode = outputIndex(program.graph);
@@ -607,7 +607,7 @@ PlacedProgram placePr20744(const Program& program, const SchemaTable& schemas) {
 
     std::vector<PlannedCopy> plan;
     const std::optional<std::string> dependence = firstDependence(program, facts, selection.writeBacks, schemas);
-    for (const WriteBack& wb : selection.writeBacks) {
+    for (const SelectedWriteBack& wb : selection.writeBacks) {
       if (dependence) {
         PlannedCopy copy;
         copy.writeBack = wb;
@@ -635,7 +635,7 @@ PlacedProgram placeDraft13857(const Program& program, const SchemaTable& schemas
     std::vector<PlannedCopy> plan;
     // Every write-back targets a placeholder, so there is one whenever a copy is planned.
     const std::optional<std::size_t> last = lastPlaceholder(program.graph);
-    for (const WriteBack& wb : selection.writeBacks)
+    for (const SelectedWriteBack& wb : selection.writeBacks)
       plan.push_back(draftInsertionPoint(program, facts, last.value_or(0), wb));
     // Assumption: like the PR, the draft inserts each copy with `inserting_after(latest)`, so
     // copies anchored at one node come out in reverse. Outputs keep their positions (DESIGN §6).
