@@ -25,6 +25,8 @@
 #include "core/rewrite.h"
 
 namespace wb {
+// Helpers live in their own namespace so that names later added to `wb` cannot clash with them.
+namespace models {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
@@ -134,7 +136,7 @@ std::string describeSpec(std::size_t index, const OutputSpec& spec) {
          spec.target + "', value " + value + ")";
 }
 
-Selection selectWriteBacks(const Program& program, const GraphFacts& facts, const SchemaTable& schemas) {
+Selection selectUpstreamWriteBacks(const Program& program, const GraphFacts& facts, const SchemaTable& schemas) {
   Selection selection;
   const Graph& graph = program.graph;
   const Signature& signature = program.signature;
@@ -510,16 +512,16 @@ std::optional<std::string> firstDependence(const Program& program, const GraphFa
   const std::size_t n = graph.nodes.size();
   std::vector<bool> mutatedAliases(n, false);
   std::vector<bool> returnAliases(n, false);
-  for (const SelectedWriteBack& wb : writeBacks) {
-    const std::vector<bool> bufferAliases = collectAliases(graph, facts, wb.bufferNode, schemas);
-    const std::vector<bool> valueAliases = aliasesOfValue(graph, facts, wb.valueNode, schemas);
+  for (const SelectedWriteBack& writeBack : writeBacks) {
+    const std::vector<bool> bufferAliases = collectAliases(graph, facts, writeBack.bufferNode, schemas);
+    const std::vector<bool> valueAliases = aliasesOfValue(graph, facts, writeBack.valueNode, schemas);
     for (std::size_t i = 0; i < n; ++i) {
       if (bufferAliases[i] && returnAliases[i])
-        return percent(graph.nodes[i].name) + " aliases the buffer " + graph.nodes[wb.bufferNode].name +
+        return percent(graph.nodes[i].name) + " aliases the buffer " + graph.nodes[writeBack.bufferNode].name +
                " and the value of an earlier write-back";
       if (valueAliases[i] && mutatedAliases[i])
         return percent(graph.nodes[i].name) + " aliases the value of the write-back to " +
-               graph.nodes[wb.bufferNode].name + " and the buffer of an earlier write-back";
+               graph.nodes[writeBack.bufferNode].name + " and the buffer of an earlier write-back";
     }
     for (std::size_t i = 0; i < n; ++i) {
       if (bufferAliases[i]) mutatedAliases[i] = true;
@@ -568,22 +570,21 @@ PlannedCopy draftInsertionPoint(const Program& program, const GraphFacts& facts,
 
 std::size_t outputIndex(const Graph& graph) { return graph.nodes.empty() ? 0 : graph.nodes.size() - 1; }
 
-}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 
-PlacedProgram placeUpstream(const Program& program, const SchemaTable& schemas) {
+PlacedProgram upstreamModel(const Program& program, const SchemaTable& schemas) {
   return guarded(program, "upstream", [&]() -> PlacedProgram {
     if (!program.graph.outputNode()) return failed(program, "the graph has no output node");
     const GraphFacts facts = analyse(program.graph);
-    const Selection selection = selectWriteBacks(program, facts, schemas);
+    const Selection selection = selectUpstreamWriteBacks(program, facts, schemas);
     if (selection.failure) return failed(program, *selection.failure);
     // §2.1 step 4: every copy just before the output node, in spec order; copies-first tuple
     // with positional renaming (B2); then DCE (step 5).
     std::vector<PlannedCopy> plan;
-    for (const SelectedWriteBack& wb : selection.writeBacks) {
+    for (const SelectedWriteBack& writeBack : selection.writeBacks) {
       PlannedCopy copy;
-      copy.writeBack = wb;
+      copy.writeBack = writeBack;
       copy.afterNode = outputIndex(program.graph);
       copy.rule = "END";
       copy.text = "before the output: upstream inserts every write-back there, in output-spec order";
@@ -593,11 +594,11 @@ PlacedProgram placeUpstream(const Program& program, const SchemaTable& schemas) 
   });
 }
 
-PlacedProgram placePr20744(const Program& program, const SchemaTable& schemas) {
+PlacedProgram pr20744Model(const Program& program, const SchemaTable& schemas) {
   return guarded(program, "pr20744", [&]() -> PlacedProgram {
     if (!program.graph.outputNode()) return failed(program, "the graph has no output node");
     const GraphFacts facts = analyse(program.graph);
-    const Selection selection = selectWriteBacks(program, facts, schemas);
+    const Selection selection = selectUpstreamWriteBacks(program, facts, schemas);
     if (selection.failure) return failed(program, *selection.failure);
     // `last_placeholder = [n for n in graph.nodes if n.op == "placeholder"][-1]` runs before
     // anything checks for write-backs (H7): no placeholders means IndexError, even with
@@ -607,16 +608,16 @@ PlacedProgram placePr20744(const Program& program, const SchemaTable& schemas) {
 
     std::vector<PlannedCopy> plan;
     const std::optional<std::string> dependence = firstDependence(program, facts, selection.writeBacks, schemas);
-    for (const SelectedWriteBack& wb : selection.writeBacks) {
+    for (const SelectedWriteBack& writeBack : selection.writeBacks) {
       if (dependence) {
         PlannedCopy copy;
-        copy.writeBack = wb;
+        copy.writeBack = writeBack;
         copy.afterNode = outputIndex(program.graph);
         copy.rule = "END";
         copy.text = "before the output, in output-spec order: the independence guard failed (" + *dependence + ")";
         plan.push_back(std::move(copy));
       } else {
-        plan.push_back(insertionPoint(program, facts, *last, wb, schemas));
+        plan.push_back(insertionPoint(program, facts, *last, writeBack, schemas));
       }
     }
     // The PR keeps upstream's copies-first tuple and positional renaming (so B2 persists in the
@@ -626,21 +627,36 @@ PlacedProgram placePr20744(const Program& program, const SchemaTable& schemas) {
   });
 }
 
-PlacedProgram placeDraft13857(const Program& program, const SchemaTable& schemas) {
+PlacedProgram draft13857Model(const Program& program, const SchemaTable& schemas) {
   return guarded(program, "draft13857", [&]() -> PlacedProgram {
     if (!program.graph.outputNode()) return failed(program, "the graph has no output node");
     const GraphFacts facts = analyse(program.graph);
-    const Selection selection = selectWriteBacks(program, facts, schemas);
+    const Selection selection = selectUpstreamWriteBacks(program, facts, schemas);
     if (selection.failure) return failed(program, *selection.failure);
     std::vector<PlannedCopy> plan;
     // Every write-back targets a placeholder, so there is one whenever a copy is planned.
     const std::optional<std::size_t> last = lastPlaceholder(program.graph);
-    for (const SelectedWriteBack& wb : selection.writeBacks)
-      plan.push_back(draftInsertionPoint(program, facts, last.value_or(0), wb));
+    for (const SelectedWriteBack& writeBack : selection.writeBacks)
+      plan.push_back(draftInsertionPoint(program, facts, last.value_or(0), writeBack));
     // Assumption: like the PR, the draft inserts each copy with `inserting_after(latest)`, so
     // copies anchored at one node come out in reverse. Outputs keep their positions (DESIGN §6).
     return realise(program, selection, plan, OutputOrder::KeepPositions, SameAnchorOrder::Reversed, schemas);
   });
+}
+
+}  // namespace
+}  // namespace models
+
+PlacedProgram placeUpstream(const Program& program, const SchemaTable& schemas) {
+  return models::upstreamModel(program, schemas);
+}
+
+PlacedProgram placePr20744(const Program& program, const SchemaTable& schemas) {
+  return models::pr20744Model(program, schemas);
+}
+
+PlacedProgram placeDraft13857(const Program& program, const SchemaTable& schemas) {
+  return models::draft13857Model(program, schemas);
 }
 
 }  // namespace wb
