@@ -13,8 +13,6 @@
 
 namespace wb {
 
-std::string_view builtinSchemaText();  // generated from core/schemas.txt (core/CMakeLists.txt)
-
 namespace {
 
 // A schema longer than this is not an ATen schema; refusing it bounds the work per line.
@@ -197,7 +195,7 @@ class SchemaParser {
   bool parseBaseType(SchemaType& type) {
     skipSpace();
     std::size_t start = pos_;
-    if (peek() == '(') return error(pos_, "expected a type (tuple types are not supported)");
+    if (peek() == '(') return error(pos_, "tuple types are not supported");
     auto name = identifier("a type");
     if (!name) return false;
     while (peek() == '.') {  // dotted class path
@@ -273,41 +271,46 @@ class SchemaParser {
   std::optional<std::string> parseDefault() {
     skipSpace();
     std::size_t start = pos_;
-    int depth = 0;
+    std::string closers;  // the brackets still open, innermost last; at most kMaxNesting
     do {
       if (atEnd()) {
-        error(pos_, depth > 0 ? "expected ']' to close the default list" : "expected a default value");
+        if (closers.empty()) error(pos_, "expected a default value");
+        else error(pos_, std::string("expected '") + closers.back() + "' to close the default value");
         return std::nullopt;
       }
       char c = text_[pos_];
       if (c == '\'' || c == '"') {
-        ++pos_;
+        std::size_t quote = pos_++;
         while (!atEnd() && text_[pos_] != c) pos_ += (text_[pos_] == '\\' && pos_ + 1 < text_.size()) ? 2 : 1;
         if (atEnd()) {
-          error(start, std::string("unterminated string in default value (missing ") + c + ")");
+          error(quote, std::string("unterminated string in default value (missing ") + c + ")");
           return std::nullopt;
         }
         ++pos_;
       } else if (c == '[' || c == '(') {
-        if (++depth > kMaxNesting) {
+        if (closers.size() >= static_cast<std::size_t>(kMaxNesting)) {
           error(pos_, "default value is nested too deeply");
           return std::nullopt;
         }
+        closers.push_back(c == '[' ? ']' : ')');
         ++pos_;
-      } else if (depth > 0 && (c == ']' || c == ')')) {
-        --depth;
+      } else if (!closers.empty() && c == closers.back()) {
+        closers.pop_back();
         ++pos_;
-      } else if (depth > 0 && (c == ',' || isSpace(c))) {
+      } else if (!closers.empty() && (c == ',' || isSpace(c))) {
         ++pos_;
       } else if (isIdentChar(c) || c == '.' || c == '-' || c == '+' || c == ':') {
         while (!atEnd() && (isIdentChar(text_[pos_]) || text_[pos_] == '.' || text_[pos_] == '-' ||
                             text_[pos_] == '+' || text_[pos_] == ':'))
           ++pos_;
+      } else if (!closers.empty()) {
+        error(pos_, std::string("expected a value or '") + closers.back() + "' in the default value");
+        return std::nullopt;
       } else {
         error(pos_, "expected a default value");
         return std::nullopt;
       }
-    } while (depth > 0);
+    } while (!closers.empty());
     return std::string(text_.substr(start, pos_ - start));
   }
 
@@ -327,7 +330,7 @@ class SchemaParser {
         skipSpace();
         if (peek() == ')') return error(pos_, "expected a keyword-only argument after '*'");
       } else if (text_.substr(pos_, 3) == "...") {
-        return error(pos_, "expected an argument (varargs '...' are not supported)");
+        return error(pos_, "varargs '...' are not supported");
       } else {
         SchemaArgument argument;
         argument.kwargOnly = kwargOnly;
@@ -356,7 +359,7 @@ class SchemaParser {
     skipSpace();
     if (isIdentStart(peek())) ret.name = *identifier("a return name");
     skipSpace();
-    if (peek() == '=') return error(pos_, "expected ',' or ')' (returns have no default values)");
+    if (peek() == '=') return error(pos_, "returns have no default values");
     returns.push_back(std::move(ret));
     return true;
   }
