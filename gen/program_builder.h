@@ -1,0 +1,94 @@
+// gen/program_builder.h: assembling a Program node by node, as torch.export would print it.
+//
+// Shared by the random generator and the model zoo. It hands out FX-style unique names
+// (`add`, `add_1`, `sum_1` for Python builtins), keeps placeholders first whenever they are
+// added, writes type annotations, and declares in the program's `Schemas:` section every op
+// the built-in table lacks but wbcheck knows the schema of (extraSchemaText), so each emitted
+// op has a schema unless it is deliberately schema-less.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/ir.h"
+#include "core/schema.h"
+
+namespace wb::gen {
+
+// The schema of an op the generator or zoo emits that the built-in table may lack (creation
+// ops, batch-norm functional, the generator's own custom ops), or nullopt.
+std::optional<std::string> extraSchemaText(std::string_view target);
+
+// "f32", {2, 3} -> f32[2, 3].
+TensorType tensorType(std::string dtype, const std::vector<std::int64_t>& dims);
+std::vector<std::int64_t> dimsOf(const TensorType& type);
+
+// `[a, b]` of node references / integers.
+Arg refList(const std::vector<std::string>& names);
+Arg intList(const std::vector<std::int64_t>& values);
+// The dtype token of a short dtype code: "f32" -> torch.float32.
+Arg dtypeToken(std::string_view dtype);
+
+using Kwargs = std::vector<std::pair<std::string, Arg>>;
+
+class ProgramBuilder {
+ public:
+  explicit ProgramBuilder(const SchemaTable& table) : table_(&table) { names_.insert("output"); }
+
+  // FX's naming: base, base_1, base_2, ...; a Python builtin (`sum`, `slice`) starts at _1.
+  std::string freshName(std::string_view base);
+
+  // Placeholders, in input-spec order. Buffers get `b_<fqn>` (dots -> `_`), parameters `p_`.
+  std::string buffer(const std::string& fqn, const TensorType& type, bool persistent = true);
+  std::string parameter(const std::string& fqn, const TensorType& type);
+  std::string userInput(std::string_view name, const TensorType& type);
+
+  // A call_function node named after its target; `type` becomes the annotation.
+  std::string call(const std::string& target, std::vector<Arg> args, Kwargs kwargs = {},
+                   std::optional<TensorType> type = std::nullopt,
+                   std::map<std::string, std::string> meta = {});
+  std::string getAttr(const std::string& attribute);
+  std::string getitem(const std::string& of, std::int64_t index, std::optional<TensorType> type);
+
+  // One returned value and its output spec (in order).
+  void output(OutputKind kind, const std::string& value, std::string target = {});
+
+  // Whether `target` has a schema (built-in or declared so far).
+  bool hasSchema(std::string_view target) const;
+  const std::vector<std::string>& declaredSchemas() const { return declared_; }
+  const std::vector<std::string>& placeholderNames() const { return placeholderNames_; }
+  const std::vector<Node>& body() const { return body_; }
+  std::size_t outputCount() const { return outputs_.size(); }
+  const std::vector<OutputSpec>& outputSpecs() const { return outputs_; }
+  // Reorders the outputs (and their specs) by `order`, a permutation of their indices.
+  void permuteOutputs(const std::vector<std::size_t>& order);
+
+  Program finish() const;
+
+ private:
+  std::string placeholder(std::string name, InputSpec spec, const TensorType& type);
+  void declareIfNeeded(const std::string& target);
+
+  const SchemaTable* table_;
+  std::set<std::string, std::less<>> names_;
+  std::map<std::string, int, std::less<>> nextSuffix_;
+  std::vector<Node> placeholders_;
+  std::vector<std::string> placeholderNames_;
+  std::vector<InputSpec> inputs_;
+  std::vector<Node> body_;
+  std::vector<Arg> returned_;
+  std::vector<OutputSpec> outputs_;
+  std::vector<std::string> declared_;
+  std::set<std::string, std::less<>> declaredTargets_;
+};
+
+// "aten::add.Tensor" -> "add"; "operator.getitem" -> "getitem"; "my_ops::mystery" -> "mystery".
+std::string baseNameOfTarget(std::string_view target);
+
+}  // namespace wb::gen
