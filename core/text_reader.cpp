@@ -1,0 +1,916 @@
+// core/text_reader.cpp: readProgram (core/text.h): the structure of the three printed forms.
+//
+// The reader finds where the program starts (skipping the imports of a minifier repro or a
+// comment header), reads the graph in the form it finds there -- `ExportedProgram:` / `class`
+// (forms 1 and 2), a bare `def forward` (form 2), `graph():` (form 3) -- and then the sections
+// that may follow: the graph signature (text or repr form), `Schemas:`, `Range constraints:`.
+// Text after the program that is none of these (test-harness remnants, a repro's driver code)
+// is ignored. Statements are lexed and parsed by text_lexer.cpp and text_parser.cpp.
+#include <charconv>
+#include <cstdio>
+#include <limits>
+#include <new>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
+#include "core/text.h"
+#include "core/text_syntax.h"
+
+namespace wb {
+namespace text {
+namespace {
+
+bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool endsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+Pos linePos(std::size_t lineIndex, std::size_t column0 = 0) {
+  return {static_cast<int>(lineIndex + 1), static_cast<int>(column0 + 1)};
+}
+
+std::string positionText(Pos pos) { return "line " + std::to_string(pos.line); }
+
+// ---------------------------------------------------------------------------------------------
+// One graph under construction: definitions, references, limits.
+
+class GraphBuilder {
+ public:
+  GraphBuilder(const Source& source, const ReadLimits& limits, std::size_t& nodeCount)
+      : source_(source), limits_(limits), nodeCount_(nodeCount) {}
+
+  void define(Node node, Pos pos) {
+    if (++nodeCount_ > limits_.maxNodes)
+      source_.fail(pos, "too many nodes (limit " + std::to_string(limits_.maxNodes) + ")");
+    auto [it, inserted] = definedAt_.emplace(node.name, DefinedAt{pos, graph.nodes.size()});
+    if (!inserted)
+      source_.fail(pos, "duplicate node name '" + node.name + "' (first defined at " + positionText(it->second.pos) + ")");
+    graph.nodes.push_back(std::move(node));
+  }
+
+  // Renames a placeholder (the unpacking of unlifted code rebinds the forward's parameters).
+  void renamePlaceholder(std::size_t index, const std::string& newName, Pos pos) {
+    Node& node = graph.nodes[index];
+    definedAt_.erase(node.name);
+    if (!definedAt_.emplace(newName, DefinedAt{pos, index}).second)
+      source_.fail(pos, "duplicate node name '" + newName + "'");
+    node.name = newName;
+    node.target = newName;
+  }
+
+  Arg toArg(const Expr& e) {
+    switch (e.kind) {
+      case Expr::Kind::Name:
+        if (e.text.find('.') != std::string::npos) return Arg::token(e.text);
+        return reference(e.text, e.pos);
+      case Expr::Kind::Ref: return reference(e.text, e.pos);
+      case Expr::Kind::None: return Arg::none();
+      case Expr::Kind::Bool: return Arg::ofBool(e.boolean);
+      case Expr::Kind::Int: return Arg::ofInt(integerValue(e));
+      case Expr::Kind::Float: return Arg::ofFloat(e.real);
+      case Expr::Kind::String: return Arg::ofString(e.text);
+      case Expr::Kind::List:
+      case Expr::Kind::Tuple: {
+        std::vector<Arg> items;
+        items.reserve(e.items.size());
+        for (const Expr& item : e.items) items.push_back(toArg(item));
+        return e.kind == Expr::Kind::List ? Arg::list(std::move(items)) : Arg::tuple(std::move(items));
+      }
+      case Expr::Kind::Call: return Arg::token(canonicalText(e));
+      default: break;
+    }
+    source_.fail(e.pos, "unsupported argument '" + canonicalText(e) + "' (expected a name, number, string, list, tuple or constant)");
+  }
+
+  std::int64_t integerValue(const Expr& e) const {
+    std::uint64_t magnitude = 0;
+    auto [ptr, ec] = std::from_chars(e.text.data(), e.text.data() + e.text.size(), magnitude);
+    const std::uint64_t limit = std::uint64_t{1} << 63;
+    if (ec != std::errc() || ptr != e.text.data() + e.text.size() || magnitude > limit || (!e.negative && magnitude == limit))
+      source_.fail(e.pos, "integer " + std::string(e.negative ? "-" : "") + e.text + " does not fit in 64 bits");
+    if (e.negative) return magnitude == limit ? std::numeric_limits<std::int64_t>::min() : -static_cast<std::int64_t>(magnitude);
+    return static_cast<std::int64_t>(magnitude);
+  }
+
+  // Every reference must name a node defined before it (checked once the graph is complete, so
+  // that the message can say whether the name is defined later or nowhere).
+  void checkReferences() const {
+    for (const auto& [name, pos, usedAt] : uses_) {
+      auto it = definedAt_.find(name);
+      if (it == definedAt_.end()) source_.fail(pos, "undefined name '" + name + "'");
+      if (it->second.index >= usedAt)
+        source_.fail(pos, "'" + name + "' is used before its definition at " + positionText(it->second.pos));
+    }
+  }
+
+  bool isDefined(const std::string& name) const { return definedAt_.count(name) != 0; }
+
+  Graph graph;
+  InferenceHints hints;
+
+ private:
+  struct DefinedAt {
+    Pos pos;
+    std::size_t index;
+  };
+  struct Use {
+    std::string name;
+    Pos pos;
+    std::size_t usedAt;  // index of the node being built when the use was seen
+  };
+
+  Arg reference(const std::string& name, Pos pos) {
+    uses_.push_back(Use{name, pos, graph.nodes.size()});
+    return Arg::ref(name);
+  }
+
+  const Source& source_;
+  const ReadLimits& limits_;
+  std::size_t& nodeCount_;
+  std::unordered_map<std::string, DefinedAt> definedAt_;
+  std::vector<Use> uses_;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+template <typename Spec>
+struct Located {
+  Spec spec;
+  Pos pos;
+};
+
+class ProgramReader {
+ public:
+  ProgramReader(const Source& source, const ReadLimits& limits) : source_(source), limits_(limits) {}
+
+  Program read() {
+    std::size_t line = findStart();
+    GraphBuilder main(source_, limits_, nodeCount_);
+    readMainGraph(line, main);
+    readSections(line);
+    main.checkReferences();
+    program_.graph = std::move(main.graph);
+    if (signatureFound_) {
+      checkSignatureNames();
+    } else {
+      program_.signature = inferSignature(program_.graph, std::move(main.hints));
+      program_.signatureInferred = true;
+    }
+    return std::move(program_);
+  }
+
+ private:
+  // --- Where the program starts ------------------------------------------------------------
+
+  static bool isStartLine(std::string_view s) {
+    return s == "ExportedProgram:" || startsWith(s, "class ") || startsWith(s, "def forward(") ||
+           startsWith(s, "graph(");
+  }
+
+  std::size_t findStart() const {
+    for (std::size_t i = 0; i < source_.lineCount(); ++i) {
+      if (source_.isBlankOrComment(i)) continue;
+      if (isStartLine(source_.stripped(i))) return i;
+    }
+    bool empty = true;
+    for (std::size_t i = 0; i < source_.lineCount() && empty; ++i) empty = source_.isBlankOrComment(i);
+    source_.fail({1, 1}, empty ? "empty input: expected a program"
+                               : "no program found: expected 'ExportedProgram:', 'class ...(torch.nn.Module):', "
+                                 "'def forward(self, ...):' or 'graph():'");
+  }
+
+  void readMainGraph(std::size_t& line, GraphBuilder& main) {
+    std::string_view s = source_.stripped(line);
+    if (s == "ExportedProgram:") {
+      std::size_t heading = line++;
+      while (line < source_.lineCount() && source_.isBlankOrComment(line)) ++line;
+      if (line >= source_.lineCount() || !startsWith(source_.stripped(line), "class "))
+        source_.fail(linePos(line < source_.lineCount() ? line : heading, line < source_.lineCount() ? source_.indentOf(line) : 0),
+                     "expected 'class GraphModule(torch.nn.Module):' after 'ExportedProgram:'");
+      readClass(line, main, 0);
+    } else if (startsWith(s, "class ")) {
+      readClass(line, main, 0);
+    } else if (startsWith(s, "def forward(")) {
+      readForward(line, main);
+    } else {
+      readStrGraph(line, main);
+    }
+  }
+
+  // --- Classes (forms 1 and 2) -------------------------------------------------------------
+
+  static std::string className(std::string_view header) {
+    std::string_view rest = header.substr(6);
+    std::size_t end = rest.find_first_of("(:");
+    return std::string(trim(rest.substr(0, end)));
+  }
+
+  void readClass(std::size_t& line, GraphBuilder& builder, std::size_t depth) {
+    const std::size_t classLine = line;
+    const std::size_t classIndent = source_.indentOf(line);
+    const Pos classPos = linePos(line, classIndent);
+    std::string_view header = source_.stripped(line);
+    if (std::size_t hash = header.find('#'); hash != std::string_view::npos) header = trim(header.substr(0, hash));
+    std::string name = className(header);
+    if (name.empty()) source_.fail(classPos, "class without a name");
+    if (!endsWith(header, ":"))
+      source_.fail(linePos(line, classIndent + header.size()), "expected ':' at the end of the class line");
+    if (depth > limits_.maxNesting)
+      source_.fail(classPos, "classes nested too deeply (limit " + std::to_string(limits_.maxNesting) + ")");
+    ++line;
+    bool haveForward = false;
+    while (line < source_.lineCount()) {
+      if (source_.isBlankOrComment(line)) { ++line; continue; }
+      if (source_.indentOf(line) <= classIndent) break;
+      std::string_view s = source_.stripped(line);
+      if (startsWith(s, "def forward(")) {
+        if (haveForward) source_.fail(linePos(line, source_.indentOf(line)), "second forward() in class " + name);
+        readForward(line, builder);
+        haveForward = true;
+      } else if (startsWith(s, "def ")) {
+        skipBlock(line);  // __init__ of a repro, helper methods: not part of the graph
+      } else if (startsWith(s, "class ")) {
+        readSubmodule(line, depth + 1);
+      } else if (startsWith(s, "\"\"\"") || startsWith(s, "'''")) {
+        ++line;  // a one-line docstring
+      } else {
+        source_.fail(linePos(line, source_.indentOf(line)), "unexpected line in the body of class " + name +
+                                                                " (expected 'def forward(self, ...):' or a nested class)");
+      }
+    }
+    if (!haveForward) source_.fail(linePos(classLine, classIndent), "class " + name + " has no forward()");
+  }
+
+  // A nested class is a control-flow branch: a submodule with a graph of its own. Submodules are
+  // kept flat, in the order their classes start.
+  void readSubmodule(std::size_t& line, std::size_t depth) {
+    std::size_t slot = program_.submodules.size();
+    program_.submodules.push_back(Submodule{className(source_.stripped(line)), {}});
+    GraphBuilder builder(source_, limits_, nodeCount_);
+    readClass(line, builder, depth);
+    builder.checkReferences();
+    program_.submodules[slot].graph = std::move(builder.graph);
+  }
+
+  void skipBlock(std::size_t& line) {
+    const std::size_t indent = source_.indentOf(line);
+    ++line;
+    while (line < source_.lineCount() && (source_.isBlank(line) || source_.indentOf(line) > indent)) ++line;
+  }
+
+  // --- def forward (forms 1 and 2) ---------------------------------------------------------
+
+  TokenCursor lexAt(std::size_t& line) {
+    return TokenCursor(source_, lexLogicalLine(source_, line, limits_), limits_);
+  }
+
+  void readForward(std::size_t& line, GraphBuilder& builder) {
+    const std::size_t defLine = line;
+    const std::size_t defIndent = source_.indentOf(line);
+    TokenCursor header = lexAt(line);
+    readForwardHeader(header, builder);
+    while (true) {
+      if (line >= source_.lineCount())
+        source_.fail(linePos(defLine, defIndent), "forward() has no 'return' (the input ends first)");
+      if (source_.isBlankOrComment(line)) { ++line; continue; }
+      if (source_.indentOf(line) <= defIndent)
+        source_.fail(linePos(line, source_.indentOf(line)),
+                     "expected 'return' before the end of forward() (defined at line " + std::to_string(defLine + 1) + ")");
+      TokenCursor statement = lexAt(line);
+      if (statement.peek().isName("return")) {
+        readReturn(statement, builder);
+        break;
+      }
+      readStatement(statement, builder);
+    }
+    rejectStatementsAfterReturn(line, defIndent);
+  }
+
+  void rejectStatementsAfterReturn(std::size_t line, std::size_t defIndent) const {
+    for (; line < source_.lineCount(); ++line) {
+      if (source_.isBlankOrComment(line)) continue;
+      if (source_.indentOf(line) > defIndent)
+        source_.fail(linePos(line, source_.indentOf(line)), "statement after 'return' in forward()");
+      return;
+    }
+  }
+
+  void readForwardHeader(TokenCursor& c, GraphBuilder& builder) {
+    c.expectName("def");
+    c.expectName("forward");
+    c.expectPunct("(", "after 'def forward'");
+    if (!c.acceptName("self")) c.fail(c.peek(), "expected 'self' as the first parameter of forward()");
+    while (c.acceptPunct(",")) {
+      if (c.peek().isPunct(")")) break;
+      if (c.peek().isPunct("*")) c.fail(c.peek(), "variadic or keyword-only parameters are not supported");
+      const Token& name = c.expectName("(a parameter of forward)");
+      Node node;
+      node.name = name.text;
+      node.op = NodeOp::Placeholder;
+      node.target = name.text;
+      if (c.acceptPunct(":")) node.typeText = readAnnotation(c);
+      if (c.acceptPunct("=")) c.parseExpr();  // a default value: not part of the graph
+      builder.define(std::move(node), name.pos);
+    }
+    c.expectPunct(")", "to close the parameters of forward()");
+    if (c.acceptPunct("->")) c.parseExpr();
+    c.expectPunct(":", "at the end of the 'def forward(...)' line");
+    c.expectEnd("after 'def forward(...):'");
+  }
+
+  // A type annotation: a string ("f32[4]") or, in older printouts, bare text (f32[4]) up to
+  // the next ',', ')' or '=' outside brackets.
+  std::string readAnnotation(TokenCursor& c) {
+    const Token first = c.peek();
+    if (first.kind == TokenKind::String && (c.peek(1).isPunct(",") || c.peek(1).isPunct(")") || c.peek(1).isPunct("="))) {
+      c.next();
+      checkShape(first.text, first.pos);
+      return first.text;
+    }
+    int depth = 0;
+    Token last = first;
+    while (!c.atEnd()) {
+      const Token& t = c.peek();
+      if (depth == 0 && (t.isPunct(",") || t.isPunct(")") || t.isPunct("="))) break;
+      if (t.isPunct("(") || t.isPunct("[") || t.isPunct("{")) ++depth;
+      if (t.isPunct(")") || t.isPunct("]") || t.isPunct("}")) --depth;
+      last = c.next();
+    }
+    if (last.pos.line == first.pos.line && last.pos.column == first.pos.column && first.kind == TokenKind::End)
+      c.fail(first, "expected a type annotation after ':'");
+    std::string text = rawText(first, last);
+    if (text.empty()) c.fail(first, "expected a type annotation after ':'");
+    checkShape(text, first.pos);
+    return text;
+  }
+
+  std::string rawText(const Token& first, const Token& last) const {
+    if (first.pos.line == last.end.line && last.end.column >= first.pos.column) {
+      std::string_view l = source_.line(static_cast<std::size_t>(first.pos.line - 1));
+      return std::string(l.substr(static_cast<std::size_t>(first.pos.column - 1),
+                                  static_cast<std::size_t>(last.end.column - first.pos.column)));
+    }
+    return first.text + " ... " + last.text;
+  }
+
+  // Caps the shapes of annotations: a hostile "f32[99999999999, ...]" must not reach an
+  // interpreter that allocates by shape.
+  void checkShape(std::string_view type, Pos pos) const {
+    std::size_t open = type.find('[');
+    if (open == std::string_view::npos) return;
+    std::size_t close = type.find(']', open);
+    if (close == std::string_view::npos) return;
+    std::string_view body = trim(type.substr(open + 1, close - open - 1));
+    if (body.empty()) return;
+    std::size_t dims = 0;
+    while (true) {
+      std::size_t comma = body.find(',');
+      std::string_view dim = trim(body.substr(0, comma));
+      if (++dims > limits_.maxDims)
+        source_.fail(pos, "shape '" + std::string(type.substr(0, close + 1)).substr(0, 60) + "' has more than " +
+                              std::to_string(limits_.maxDims) + " dimensions");
+      checkDimSize(dim, pos);
+      if (comma == std::string_view::npos) break;
+      body = body.substr(comma + 1);
+    }
+  }
+
+  void checkDimSize(std::string_view dim, Pos pos) const {
+    if (dim.empty()) return;
+    for (char ch : dim)
+      if (ch < '0' || ch > '9') return;  // symbolic: s0, 2*s0
+    std::int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(dim.data(), dim.data() + dim.size(), value);
+    if (ec != std::errc() || ptr != dim.data() + dim.size() || value > limits_.maxDimSize)
+      source_.fail(pos, "dimension size " + std::string(dim.substr(0, 30)) + " exceeds the limit of " +
+                            std::to_string(limits_.maxDimSize));
+  }
+
+  // name[: "type"] = expression[;  x = None ...][  # meta: k=v]
+  // or the unpacking of unlifted code: x, y, = fx_pytree.tree_flatten_spec(...)
+  void readStatement(TokenCursor& c, GraphBuilder& builder) {
+    if (c.peek().kind != TokenKind::Name)
+      c.fail(c.peek(), "expected 'name = ...' or 'return' in forward()");
+    const Token name = c.next();
+    if (c.peek().isPunct(",")) {
+      readUnpacking(c, builder, name);
+      return;
+    }
+    std::string typeText;
+    if (c.acceptPunct(":")) typeText = readAnnotation(c);
+    c.expectPunct("=", "after the node name '" + name.text + "'");
+    if (c.atEnd()) c.fail(c.peek(), "expected an expression after '='");
+    Expr rhs = c.parseExpr();
+    readDeletions(c);
+    const Token& commentToken = c.peek();
+    std::string comment = c.expectEnd("after the node's expression");
+    Node node = nodeFromExpression(name.text, rhs, builder);
+    node.typeText = std::move(typeText);
+    node.meta = parseMeta(comment, commentToken.pos);
+    builder.define(std::move(node), name.pos);
+  }
+
+  // `;  a = b = None`: FX's deletion of dead values. Checked for shape, otherwise ignored.
+  static void readDeletions(TokenCursor& c) {
+    while (c.acceptPunct(";")) {
+      do {
+        c.expectName("in a ';  x = None' deletion");
+        c.expectPunct("=", "in a ';  x = None' deletion");
+      } while (!c.acceptName("None"));
+    }
+  }
+
+  void readUnpacking(TokenCursor& c, GraphBuilder& builder, const Token& first) {
+    std::vector<Token> names{first};
+    while (c.acceptPunct(",")) {
+      if (c.peek().isPunct("=")) break;
+      names.push_back(c.expectName("in the unpacking"));
+    }
+    c.expectPunct("=", "after the unpacked names");
+    Expr rhs = c.parseExpr();
+    readDeletions(c);
+    c.expectEnd("after the unpacking");
+    if (rhs.kind != Expr::Kind::Call || !endsWith(rhs.text, "tree_flatten_spec"))
+      c.fail(first, "unsupported tuple assignment (only 'x, = fx_pytree.tree_flatten_spec(...)' is understood)");
+    // The unpacked names are the placeholder nodes of unlifted code, in parameter order.
+    std::vector<std::size_t> placeholders;
+    for (std::size_t i = 0; i < builder.graph.nodes.size(); ++i)
+      if (builder.graph.nodes[i].isPlaceholder()) placeholders.push_back(i);
+    if (placeholders.size() != names.size())
+      c.fail(first, "the unpacking names " + std::to_string(names.size()) + " values but forward() has " +
+                        std::to_string(placeholders.size()) + " parameters");
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (builder.graph.nodes[placeholders[i]].name != names[i].text)
+        builder.renamePlaceholder(placeholders[i], names[i].text, names[i].pos);
+  }
+
+  Node nodeFromExpression(const std::string& name, const Expr& rhs, GraphBuilder& builder) {
+    Node node;
+    node.name = name;
+    if (rhs.kind == Expr::Kind::Call) {
+      if (startsWith(rhs.text, "self.")) {
+        node.op = NodeOp::CallModule;
+        node.target = rhs.text.substr(5);
+      } else {
+        node.op = NodeOp::CallFunction;
+        node.target = normaliseTarget(rhs.text);
+      }
+      for (const Expr& a : rhs.items) node.args.push_back(builder.toArg(a));
+      for (std::size_t i = 0; i < rhs.keywordNames.size(); ++i)
+        node.kwargs.emplace_back(rhs.keywordNames[i], builder.toArg(rhs.keywordValues[i]));
+      return node;
+    }
+    if (rhs.kind == Expr::Kind::Name && startsWith(rhs.text, "self.")) {
+      node.op = NodeOp::GetAttr;
+      node.target = rhs.text.substr(5);
+      return node;
+    }
+    node.op = NodeOp::CallFunction;
+    if (rhs.kind == Expr::Kind::Subscript) {
+      const Expr& base = rhs.items[0];
+      if (base.kind != Expr::Kind::Name || base.text.find('.') != std::string::npos)
+        source_.fail(base.pos, "only a node can be subscripted ('getitem = split[0]')");
+      node.target = "operator.getitem";
+      node.args = {builder.toArg(base), builder.toArg(rhs.items[1])};
+      return node;
+    }
+    if (rhs.kind == Expr::Kind::Binary || rhs.kind == Expr::Kind::Unary) {
+      node.target = "operator." + operatorName(rhs);
+      for (const Expr& operand : rhs.items) node.args.push_back(builder.toArg(operand));
+      return node;
+    }
+    source_.fail(rhs.pos, "expected a call, 'self.attribute' or 'x[i]' on the right of '='");
+  }
+
+  static std::string operatorName(const Expr& e) {
+    static const std::pair<std::string_view, std::string_view> kBinary[] = {
+        {"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "truediv"}, {"//", "floordiv"}, {"%", "mod"},
+        {"**", "pow"}, {"==", "eq"}, {"!=", "ne"}, {"<", "lt"}, {"<=", "le"}, {">", "gt"}, {">=", "ge"},
+        {"&", "and_"}, {"|", "or_"}, {"^", "xor"}, {"@", "matmul"}};
+    if (e.kind == Expr::Kind::Unary) return e.text == "-" ? "neg" : "invert";
+    for (const auto& [symbol, name] : kBinary)
+      if (symbol == e.text) return std::string(name);
+    return e.text;
+  }
+
+  // `# meta: key=value, key=value`; any other comment is ignored.
+  std::map<std::string, std::string> parseMeta(std::string_view comment, Pos pos) const {
+    std::map<std::string, std::string> meta;
+    std::string_view text = trim(comment);
+    if (!startsWith(text, "meta:")) return meta;
+    text = trim(text.substr(5));
+    while (!text.empty()) {
+      std::size_t comma = text.find(',');
+      std::string_view entry = trim(text.substr(0, comma));
+      std::size_t eq = entry.find('=');
+      if (eq == std::string_view::npos || trim(entry.substr(0, eq)).empty())
+        source_.fail(pos, "malformed '# meta:' entry '" + std::string(entry) + "' (expected key=value)");
+      meta[std::string(trim(entry.substr(0, eq)))] = std::string(trim(entry.substr(eq + 1)));
+      if (comma == std::string_view::npos) break;
+      text = text.substr(comma + 1);
+    }
+    return meta;
+  }
+
+  // return (a, b) | return a | return pytree.tree_unflatten((a,), self._out_spec) | return
+  void readReturn(TokenCursor& c, GraphBuilder& builder) {
+    const Token returnToken = c.next();
+    Node output;
+    output.name = "output";
+    output.op = NodeOp::Output;
+    output.target = "output";
+    if (!c.atEnd()) {
+      Expr value = c.parseExpr();
+      if (c.peek().isPunct(",")) {
+        Expr tuple;
+        tuple.kind = Expr::Kind::Tuple;
+        tuple.pos = value.pos;
+        tuple.items.push_back(std::move(value));
+        while (c.acceptPunct(",") && !c.atEnd()) tuple.items.push_back(c.parseExpr());
+        value = std::move(tuple);
+      }
+      if (value.kind == Expr::Kind::Call && endsWith(value.text, "tree_unflatten") && !value.items.empty())
+        value = Expr(value.items[0]);
+      output.args.push_back(builder.toArg(value));
+    }
+    const Token& commentToken = c.peek();
+    std::string comment = c.expectEnd("after the returned values");
+    output.meta = parseMeta(comment, commentToken.pos);
+    builder.define(std::move(output), returnToken.pos);
+  }
+
+  // --- str(graph) (form 3) -----------------------------------------------------------------
+
+  void readStrGraph(std::size_t& line, GraphBuilder& builder) {
+    const std::size_t graphLine = line;
+    TokenCursor header = lexAt(line);
+    header.expectName("graph");
+    header.expectPunct("(", "after 'graph'");
+    header.expectPunct(")", "in 'graph():'");
+    header.expectPunct(":", "at the end of 'graph():'");
+    header.expectEnd("after 'graph():'");
+    while (true) {
+      if (line >= source_.lineCount())
+        source_.fail(linePos(graphLine, source_.indentOf(graphLine)), "graph() has no 'return' (the input ends first)");
+      if (source_.isBlankOrComment(line)) { ++line; continue; }
+      std::string_view s = source_.stripped(line);
+      if (startsWith(s, "return") && (s.size() == 6 || s[6] == ' ' || s[6] == '(')) {
+        TokenCursor c = lexAt(line);
+        readReturn(c, builder);
+        break;
+      }
+      if (s.front() != '%')
+        source_.fail(linePos(line, source_.indentOf(line)),
+                     "expected a node line '%name : ... = op[target=...](...)' or 'return' in graph()");
+      TokenCursor c = lexAt(line);
+      readStrNode(c, builder);
+    }
+    for (std::size_t l = line; l < source_.lineCount(); ++l) {
+      if (source_.isBlank(l)) continue;
+      if (source_.stripped(l).front() == '%') source_.fail(linePos(l, source_.indentOf(l)), "node line after 'return'");
+      break;
+    }
+  }
+
+  // %name : [num_users=1] = op[target=T](args = (...), kwargs = {...}), or %name := op[...](...)
+  void readStrNode(TokenCursor& c, GraphBuilder& builder) {
+    c.expectPunct("%", "at the start of a node line");
+    const Token name = c.expectName("after '%'");
+    Node node;
+    node.name = name.text;
+    if (!c.acceptPunct(":=")) {
+      c.expectPunct(":", "after the node name");
+      node.typeText = readStrNodeType(c);
+      c.expectPunct("=", "after the node's type and user count");
+    }
+    const Token& opToken = c.expectName("(the node kind: placeholder, get_attr, call_function, call_module)");
+    node.op = nodeOp(opToken, c);
+    c.expectPunct("[", "after the node kind");
+    if (!c.acceptName("target")) c.fail(c.peek(), "expected 'target=' after '['");
+    c.expectPunct("=", "after 'target'");
+    std::string target = readBracketedText(c);
+    std::string printed = target;
+    if (node.op == NodeOp::Placeholder) {
+      node.target = node.name;
+      if (printed != node.name) builder.hints.printedPlaceholderTargets[node.name] = printed;
+    } else {
+      node.target = node.op == NodeOp::CallFunction ? normaliseTarget(target) : target;
+    }
+    if (c.acceptPunct("(")) readStrNodeArguments(c, node, builder);
+    const Token& commentToken = c.peek();
+    std::string comment = c.expectEnd("after the node");
+    node.meta = parseMeta(comment, commentToken.pos);
+    builder.define(std::move(node), name.pos);
+  }
+
+  // Between ':' and '=': `[num_users=1]`, maybe a type name and a quoted "f32[3][1]cpu".
+  std::string readStrNodeType(TokenCursor& c) {
+    std::string type;
+    int depth = 0;
+    while (!c.atEnd() && !(depth == 0 && c.peek().isPunct("="))) {
+      const Token& t = c.next();
+      if (t.isPunct("[") || t.isPunct("(") || t.isPunct("{")) ++depth;
+      if (t.isPunct("]") || t.isPunct(")") || t.isPunct("}")) --depth;
+      if (t.kind == TokenKind::String && depth == 0) {
+        type = t.text;
+        // Newer printouts add strides and device: keep the dtype and shape.
+        if (std::size_t close = type.find(']'); close != std::string::npos) type = type.substr(0, close + 1);
+        checkShape(type, t.pos);
+      }
+    }
+    return type;
+  }
+
+  static NodeOp nodeOp(const Token& t, const TokenCursor& c) {
+    if (t.text == "placeholder") return NodeOp::Placeholder;
+    if (t.text == "get_attr") return NodeOp::GetAttr;
+    if (t.text == "call_function") return NodeOp::CallFunction;
+    if (t.text == "call_module") return NodeOp::CallModule;
+    c.fail(t, "unknown node kind '" + t.text + "' (expected placeholder, get_attr, call_function or call_module)");
+  }
+
+  // The text up to the ']' that closes `[target=...`, as written.
+  std::string readBracketedText(TokenCursor& c) {
+    const Token first = c.peek();
+    Token last = first;
+    int depth = 0;
+    while (!c.atEnd()) {
+      const Token& t = c.peek();
+      if (depth == 0 && t.isPunct("]")) break;
+      if (t.isPunct("[") || t.isPunct("(") || t.isPunct("{")) ++depth;
+      if (t.isPunct("]") || t.isPunct(")") || t.isPunct("}")) --depth;
+      last = c.next();
+    }
+    if (first.isPunct("]") || first.kind == TokenKind::End || first.kind == TokenKind::Comment)
+      c.fail(first, "empty target");
+    c.expectPunct("]", "to close '[target=...'");
+    return rawText(first, last);
+  }
+
+  void readStrNodeArguments(TokenCursor& c, Node& node, GraphBuilder& builder) {
+    while (!c.acceptPunct(")")) {
+      const Token& key = c.expectName("('args', 'kwargs' or 'default')");
+      c.expectPunct("=", "after '" + key.text + "'");
+      Expr value = c.parseExpr();
+      if (key.text == "args") {
+        if (value.kind != Expr::Kind::Tuple) c.fail(key, "'args' must be a tuple such as (%x, 1)");
+        for (const Expr& a : value.items) node.args.push_back(builder.toArg(a));
+      } else if (key.text == "kwargs") {
+        if (value.kind != Expr::Kind::Dict) c.fail(key, "'kwargs' must be a dictionary such as {dim: 0}");
+        for (std::size_t i = 0; i + 1 < value.items.size(); i += 2)
+          node.kwargs.emplace_back(keywordName(value.items[i]), builder.toArg(value.items[i + 1]));
+      } else if (key.text != "default") {
+        c.fail(key, "unknown node field '" + key.text + "' (expected args, kwargs or default)");
+      }
+      if (!c.peek().isPunct(")")) c.expectPunct(",", "between node fields");
+    }
+  }
+
+  std::string keywordName(const Expr& key) const {
+    if ((key.kind == Expr::Kind::Name && key.text.find('.') == std::string::npos) || key.kind == Expr::Kind::String)
+      return key.text;
+    source_.fail(key.pos, "a keyword argument's name must be a name or a string");
+  }
+
+  // --- Sections after the graph --------------------------------------------------------------
+
+  void readSections(std::size_t line) {
+    while (line < source_.lineCount()) {
+      if (source_.isBlank(line)) { ++line; continue; }
+      std::string_view s = source_.stripped(line);
+      if (startsWith(s, "Graph signature:")) {
+        readSignatureSection(line);
+      } else if (s == "# inputs" || s == "# outputs") {
+        noteSignature(line);
+        readTextSignature(line);
+      } else if (startsWith(s, "Range constraints:")) {
+        program_.rangeConstraints = std::string(trim(s.substr(18)));
+        ++line;
+      } else if (startsWith(s, "Schemas:")) {
+        readSchemas(line);
+      } else {
+        ++line;  // not part of the program: test-harness remnants, a repro's driver code
+      }
+    }
+  }
+
+  static bool isSectionHeading(std::string_view s) {
+    return startsWith(s, "Graph signature:") || startsWith(s, "Range constraints:") || startsWith(s, "Schemas:");
+  }
+
+  void readSchemas(std::size_t& line) {
+    ++line;
+    while (line < source_.lineCount() && !source_.isBlank(line) && source_.indentOf(line) > 0 &&
+           !isSectionHeading(source_.stripped(line))) {
+      program_.schemas.emplace_back(source_.stripped(line));
+      ++line;
+    }
+  }
+
+  void noteSignature(std::size_t line) {
+    if (signatureFound_) source_.fail(linePos(line, source_.indentOf(line)), "a second graph signature");
+    signatureFound_ = true;
+  }
+
+  void readSignatureSection(std::size_t& line) {
+    noteSignature(line);
+    std::string_view rest = trim(source_.stripped(line).substr(16));
+    if (!rest.empty()) {
+      TokenCursor c = lexAt(line);
+      c.next();  // Graph
+      c.next();  // signature
+      c.next();  // :
+      readReprSignature(c);
+      return;
+    }
+    ++line;
+    std::size_t next = line;
+    while (next < source_.lineCount() && source_.isBlank(next)) ++next;
+    if (next < source_.lineCount() && startsWith(source_.stripped(next), "ExportGraphSignature")) {
+      line = next;
+      TokenCursor c = lexAt(line);
+      readReprSignature(c);
+      return;
+    }
+    readTextSignature(line);
+  }
+
+  // # inputs / name: KIND [target='t'] [persistent=True] / # outputs / name: KIND [target='t']
+  void readTextSignature(std::size_t& line) {
+    enum class Part { None, Inputs, Outputs } part = Part::None;
+    while (line < source_.lineCount()) {
+      if (source_.isBlank(line)) { ++line; continue; }
+      std::string_view s = source_.stripped(line);
+      if (isSectionHeading(s)) return;
+      if (s.front() == '#') {
+        if (s == "# inputs") part = Part::Inputs;
+        if (s == "# outputs") part = Part::Outputs;
+        ++line;
+        continue;
+      }
+      if (part == Part::None)
+        source_.fail(linePos(line, source_.indentOf(line)), "signature line before '# inputs' or '# outputs'");
+      TokenCursor c = lexAt(line);
+      readTextSpec(c, part == Part::Inputs);
+    }
+  }
+
+  void readTextSpec(TokenCursor& c, bool isInput) {
+    const Pos pos = c.peek().pos;
+    std::string name;
+    if (c.peek().kind == TokenKind::Name && c.peek(1).isPunct(":")) name = c.next().text;
+    c.expectPunct(":", "after the name in a signature line 'name: KIND'");
+    const Token& kind = c.expectName("(the spec kind) in a signature line");
+    std::optional<std::string> target;
+    std::optional<bool> persistent;
+    while (!c.atEnd()) {
+      const Token& key = c.expectName("('target' or 'persistent')");
+      c.expectPunct("=", "after '" + key.text + "'");
+      const Token& value = c.next();
+      if (key.text == "target" && value.kind == TokenKind::String) target = value.text;
+      else if (key.text == "target" && value.isName("None")) target.reset();
+      else if (key.text == "persistent" && (value.isName("True") || value.isName("False"))) persistent = value.text == "True";
+      else if (key.text == "persistent" && value.isName("None")) persistent.reset();
+      else if (key.text == "target" || key.text == "persistent") c.fail(value, "bad value for '" + key.text + "'");
+      else c.fail(key, "unknown signature field '" + key.text + "' (expected target or persistent)");
+    }
+    c.expectEnd("at the end of the signature line");
+    addSpec(isInput, kind, std::move(name), target.value_or(""), persistent, pos);
+  }
+
+  void addSpec(bool isInput, const Token& kind, std::string name, std::string target, std::optional<bool> persistent, Pos pos) {
+    std::string_view kindName = kind.text;
+    if (std::size_t dot = kindName.rfind('.'); dot != std::string_view::npos) kindName = kindName.substr(dot + 1);
+    if (isInput) {
+      auto k = inputKindFromString(kindName);
+      if (!k)
+        source_.fail(kind.pos, "unknown input spec kind '" + std::string(kindName) +
+                                   "' (expected USER_INPUT, PARAMETER, BUFFER, CONSTANT_TENSOR, CUSTOM_OBJ or TOKEN)");
+      inputs_.push_back({InputSpec{*k, std::move(name), std::move(target), persistent}, pos});
+    } else {
+      auto k = outputKindFromString(kindName);
+      if (!k)
+        source_.fail(kind.pos, "unknown output spec kind '" + std::string(kindName) +
+                                   "' (expected USER_OUTPUT, LOSS_OUTPUT, BUFFER_MUTATION, GRADIENT_TO_PARAMETER, "
+                                   "GRADIENT_TO_USER_INPUT, USER_INPUT_MUTATION or TOKEN)");
+      outputs_.push_back({OutputSpec{*k, std::move(name), std::move(target)}, pos});
+    }
+  }
+
+  // ExportGraphSignature(input_specs=[InputSpec(kind=<InputKind.BUFFER: 3>,
+  //   arg=TensorArgument(name='b_x'), target='x', persistent=True), ...], output_specs=[...])
+  void readReprSignature(TokenCursor& c) {
+    Expr e = c.parseExpr();
+    c.expectEnd("after the graph signature");
+    if (e.kind != Expr::Kind::Call || !endsWith(e.text, "ExportGraphSignature"))
+      source_.fail(e.pos, "expected 'ExportGraphSignature(input_specs=[...], output_specs=[...])'");
+    for (std::size_t i = 0; i < e.keywordNames.size(); ++i) {
+      const Expr& list = e.keywordValues[i];
+      bool isInput = e.keywordNames[i] == "input_specs";
+      if (!isInput && e.keywordNames[i] != "output_specs")
+        source_.fail(list.pos, "unknown field '" + e.keywordNames[i] + "' of ExportGraphSignature");
+      if (list.kind != Expr::Kind::List) source_.fail(list.pos, "expected a list of specs");
+      for (const Expr& spec : list.items) readReprSpec(spec, isInput);
+    }
+  }
+
+  static const Expr* keyword(const Expr& call, std::string_view name) {
+    for (std::size_t i = 0; i < call.keywordNames.size(); ++i)
+      if (call.keywordNames[i] == name) return &call.keywordValues[i];
+    return nullptr;
+  }
+
+  void readReprSpec(const Expr& spec, bool isInput) {
+    const char* expected = isInput ? "InputSpec" : "OutputSpec";
+    if (spec.kind != Expr::Kind::Call || !endsWith(spec.text, expected))
+      source_.fail(spec.pos, std::string("expected ") + expected + "(kind=..., arg=..., target=...)");
+    const Expr* kind = keyword(spec, "kind");
+    const Expr* arg = keyword(spec, "arg");
+    if (!kind || kind->kind != Expr::Kind::Enum)
+      source_.fail(spec.pos, std::string(expected) + " without kind=<" + (isInput ? "InputKind" : "OutputKind") + ".X: n>");
+    if (!arg || arg->kind != Expr::Kind::Call) source_.fail(spec.pos, std::string(expected) + " without arg=...Argument(name=...)");
+    std::string name;
+    if (const Expr* n = keyword(*arg, "name"); n && n->kind == Expr::Kind::String) name = n->text;
+    std::string target;
+    if (const Expr* t = keyword(spec, "target"); t && t->kind == Expr::Kind::String) target = t->text;
+    std::optional<bool> persistent;
+    if (const Expr* p = keyword(spec, "persistent"); p && p->kind == Expr::Kind::Bool) persistent = p->boolean;
+    Token kindToken;
+    kindToken.text = kind->text;
+    kindToken.pos = kind->pos;
+    addSpec(isInput, kindToken, std::move(name), std::move(target), persistent, spec.pos);
+  }
+
+  // The explicit signature must name nodes that exist: inputs name placeholders, outputs name
+  // nodes (the full one-to-one check is validate()'s).
+  void checkSignatureNames() {
+    std::unordered_map<std::string, const Node*> byName;
+    for (const Node& node : program_.graph.nodes) byName.emplace(node.name, &node);
+    for (const auto& [spec, pos] : inputs_) {
+      auto it = byName.find(spec.name);
+      if (it == byName.end() || !it->second->isPlaceholder())
+        source_.fail(pos, "signature input '" + spec.name + "' names no placeholder of forward()");
+      program_.signature.inputs.push_back(spec);
+    }
+    for (const auto& [spec, pos] : outputs_) {
+      if (!spec.name.empty() && !byName.count(spec.name))
+        source_.fail(pos, "signature output '" + spec.name + "' names no node of the graph");
+      program_.signature.outputs.push_back(spec);
+    }
+  }
+
+  const Source& source_;
+  const ReadLimits& limits_;
+  Program program_;
+  std::size_t nodeCount_ = 0;
+  bool signatureFound_ = false;
+  std::vector<Located<InputSpec>> inputs_;
+  std::vector<Located<OutputSpec>> outputs_;
+};
+
+// Bytes that never occur in a printout: reject them up front with a position.
+void rejectBinary(const Source& source) {
+  for (std::size_t i = 0; i < source.lineCount(); ++i) {
+    std::string_view l = source.line(i);
+    for (std::size_t j = 0; j < l.size(); ++j) {
+      unsigned char u = static_cast<unsigned char>(l[j]);
+      if ((u < 0x20 && u != '\t' && u != '\f' && u != '\r') || u == 0x7f) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02x", u);
+        source.fail(linePos(i, j), std::string("binary data (byte ") + hex + "): not a program text");
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace text
+
+Result<Program> readProgram(std::string_view input, std::string_view fileName, const ReadLimits& limits) {
+  try {
+    if (input.size() > limits.maxBytes)
+      return Result<Program>::failure(Diagnostic{std::string(fileName), 1, 1,
+                                                 "input of " + std::to_string(input.size()) + " bytes exceeds the limit of " +
+                                                     std::to_string(limits.maxBytes),
+                                                 ""});
+    if (input.substr(0, 3) == "\xEF\xBB\xBF") input.remove_prefix(3);  // UTF-8 byte order mark
+    text::Source source(input, fileName);
+    text::rejectBinary(source);
+    return Result<Program>::success(text::ProgramReader(source, limits).read());
+  } catch (const text::ReadError& error) {
+    return Result<Program>::failure(error.diagnostic);
+  } catch (const std::bad_alloc&) {
+    return Result<Program>::failure(Diagnostic{std::string(fileName), 0, 0, "out of memory while reading", ""});
+  } catch (const std::exception& e) {
+    return Result<Program>::failure(Diagnostic{std::string(fileName), 0, 0, std::string("internal error: ") + e.what(), ""});
+  }
+}
+
+}  // namespace wb

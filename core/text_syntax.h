@@ -1,0 +1,167 @@
+// core/text_syntax.h: the lexer and expression parser behind the program reader (core/text.h).
+//
+// Internal to core/text_*.cpp. The reader works line by line: a "logical line" is one physical
+// line, extended over the following lines while a bracket is open (as in Python). Each logical
+// line is lexed into tokens and, where it holds an expression, parsed into a small Expr tree by
+// a recursive-descent parser whose depth is bounded by ReadLimits::maxNesting.
+//
+// Errors are thrown as ReadError and caught in readProgram(): the reader stops at the first
+// error, and unwinding is the simplest way to leave the deep call chains of a parser without
+// threading an error value through every function.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/diagnostics.h"
+#include "core/text.h"
+
+namespace wb::text {
+
+struct Pos {
+  int line = 0;    // 1-based
+  int column = 0;  // 1-based, in bytes
+};
+
+// The input split into physical lines.
+class Source {
+ public:
+  Source(std::string_view text, std::string_view fileName);
+
+  std::size_t lineCount() const { return lines_.size(); }
+  // Physical line `index` (0-based), without its line terminator.
+  std::string_view line(std::size_t index) const { return lines_[index]; }
+  // Number of leading spaces/tabs of a line; the line's length if it is blank.
+  std::size_t indentOf(std::size_t index) const;
+  bool isBlank(std::size_t index) const;
+  // Blank or only a comment.
+  bool isBlankOrComment(std::size_t index) const;
+  // The line without leading and trailing whitespace.
+  std::string_view stripped(std::size_t index) const;
+
+  Diagnostic diagnostic(Pos pos, std::string message) const;
+  [[noreturn]] void fail(Pos pos, std::string message) const;
+
+ private:
+  std::string fileName_;
+  std::vector<std::string_view> lines_;
+};
+
+// Thrown by Source::fail; carries the finished diagnostic.
+struct ReadError {
+  Diagnostic diagnostic;
+};
+
+enum class TokenKind : std::uint8_t { Name, Int, Float, String, Punct, Comment, End };
+
+struct Token {
+  TokenKind kind = TokenKind::End;
+  std::string text;  // Name/Int/Float/Punct: as written; String: decoded value; Comment: after '#'
+  Pos pos;
+  Pos end;           // one past the last character (same line as pos for every token but End)
+
+  bool is(TokenKind k, std::string_view t) const { return kind == k && text == t; }
+  bool isPunct(std::string_view t) const { return is(TokenKind::Punct, t); }
+  bool isName(std::string_view t) const { return is(TokenKind::Name, t); }
+};
+
+// Lexes the logical line starting at physical line `lineIndex` and advances `lineIndex` past
+// it. The result ends with an End token; a comment at the end of the line comes just before it
+// (comments inside open brackets are dropped).
+std::vector<Token> lexLogicalLine(const Source& source, std::size_t& lineIndex, const ReadLimits& limits);
+
+// ---------------------------------------------------------------------------------------------
+// Expressions: the subset of Python that FX and torch.export print.
+
+struct Expr {
+  enum class Kind : std::uint8_t {
+    Name,       // x, torch.float32, self.bn.weight (text: the dotted path)
+    Ref,        // %x in str(graph) (text: x)
+    None,
+    Bool,
+    Int,        // text: the digits; `negative` for a folded unary minus
+    Float,      // real
+    String,     // text: the decoded value
+    List,       // items
+    Tuple,      // items
+    Dict,       // items: key0, value0, key1, value1, ...
+    Call,       // text: the callee's dotted path; items: positional; keywordNames/Values
+    Subscript,  // items: base, index
+    Enum,       // <InputKind.BUFFER: 3>: text "InputKind.BUFFER"
+    Binary,     // text: the operator; items: lhs, rhs
+    Unary,      // text: the operator; items: operand
+  };
+
+  Kind kind = Kind::None;
+  Pos pos;
+  std::string text;
+  bool boolean = false;
+  bool negative = false;
+  double real = 0.0;
+  std::vector<Expr> items;
+  std::vector<std::string> keywordNames;
+  std::vector<Expr> keywordValues;
+};
+
+// A cursor over the tokens of one logical line, with the expression parser.
+class TokenCursor {
+ public:
+  TokenCursor(const Source& source, std::vector<Token> tokens, const ReadLimits& limits);
+
+  const Token& peek(std::size_t ahead = 0) const;
+  const Token& next();
+  bool atEnd() const { return peek().kind == TokenKind::End || peek().kind == TokenKind::Comment; }
+  bool acceptPunct(std::string_view punct);
+  bool acceptName(std::string_view name);
+  void expectPunct(std::string_view punct, std::string_view context);
+  const Token& expectName(std::string_view context);
+  // Fails unless only an optional comment is left; returns that comment's text ("" if none).
+  std::string expectEnd(std::string_view context);
+  [[noreturn]] void fail(const Token& at, std::string message) const;
+
+  Expr parseExpr();
+
+  const Source& source() const { return source_; }
+
+ private:
+  Expr parseUnary();
+  Expr parsePostfix();
+  Expr parsePrimary();
+  Expr parseParenthesised(const Token& open);
+  Expr parseList(const Token& open);
+  Expr parseDict(const Token& open);
+  Expr parseEnum(const Token& open);
+  void parseCallArguments(Expr& call);
+  Expr parseNumber(const Token& token);
+  void checkLength(const Expr& sequence, const Token& at) const;
+
+  const Source& source_;
+  std::vector<Token> tokens_;
+  std::size_t index_ = 0;
+  std::size_t depth_ = 0;
+  const ReadLimits& limits_;
+};
+
+// What the reader learnt about placeholders that their names alone do not say.
+struct InferenceHints {
+  // str(graph) prints `placeholder[target=b_x]`: the target, where it differs from the name.
+  std::map<std::string, std::string> printedPlaceholderTargets;
+  // Inputs whose spec is already known (mutated `self.a.b` buffers of unlifted code).
+  std::map<std::string, InputSpec> knownInputs;
+};
+
+// Infers the signature of a program printed without one, lifting the trailing copy_ block of
+// `graph` into mutation outputs (text_infer.cpp).
+Signature inferSignature(Graph& graph, InferenceHints hints);
+
+// Formatting shared by the writer and the reader's canonical token text.
+std::string formatFloat(double value);           // Python repr: 1.0, 1e-05, inf, nan
+std::string quoteString(std::string_view value); // 'a\'b'
+// The canonical text of an expression used verbatim as a Token argument: device(type='cpu').
+std::string canonicalText(const Expr& expr);
+
+}  // namespace wb::text

@@ -1,0 +1,274 @@
+// core/text_writer.cpp: the writer of form 1 (writeProgram), argument and target printing, and
+// target normalisation (core/text.h).
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "core/text.h"
+#include "core/text_syntax.h"
+
+namespace wb {
+
+namespace text {
+
+// Python's repr of a float: the shortest round-trip digits, fixed notation for exponents in
+// [-4, 16), scientific otherwise, and a ".0" when fixed notation has no fraction.
+std::string formatFloat(double value) {
+  if (std::isnan(value)) return std::signbit(value) ? "-nan" : "nan";
+  if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
+  if (ec != std::errc()) return "nan";  // cannot happen with 64 bytes
+  std::string_view sci(buffer, static_cast<std::size_t>(end - buffer));
+  std::string sign;
+  if (sci.front() == '-') {
+    sign = "-";
+    sci.remove_prefix(1);
+  }
+  std::size_t e = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e))
+    if (c != '.') digits += c;
+  int exponent = 0;
+  std::string_view expText = sci.substr(e + 1);
+  if (!expText.empty() && expText.front() == '+') expText.remove_prefix(1);
+  std::from_chars(expText.data(), expText.data() + expText.size(), exponent);
+
+  if (exponent >= -4 && exponent < 16) {
+    if (exponent < 0) return sign + "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
+    std::size_t intDigits = static_cast<std::size_t>(exponent) + 1;
+    if (digits.size() <= intDigits) return sign + digits + std::string(intDigits - digits.size(), '0') + ".0";
+    return sign + digits.substr(0, intDigits) + "." + digits.substr(intDigits);
+  }
+  std::string mantissa = digits.substr(0, 1);
+  if (digits.size() > 1) mantissa += "." + digits.substr(1);
+  std::string expDigits = std::to_string(exponent < 0 ? -exponent : exponent);
+  if (expDigits.size() < 2) expDigits = "0" + expDigits;
+  return sign + mantissa + "e" + (exponent < 0 ? "-" : "+") + expDigits;
+}
+
+namespace {
+std::string quoteWith(std::string_view value, char quote) {
+  std::string out(1, quote);
+  for (char c : value) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\\') out += "\\\\";
+    else if (c == quote) out += std::string("\\") + quote;
+    else if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (u < 0x20 || u == 0x7f) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\x%02x", u);
+      out += buffer;
+    } else {
+      out += c;
+    }
+  }
+  return out + quote;
+}
+
+std::string joinCanonical(const std::vector<Expr>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + canonicalText(items[i]);
+  return out;
+}
+}  // namespace
+
+std::string quoteString(std::string_view value) { return quoteWith(value, '\''); }
+
+std::string canonicalText(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::Name: return e.text;
+    case Expr::Kind::Ref: return "%" + e.text;
+    case Expr::Kind::None: return "None";
+    case Expr::Kind::Bool: return e.boolean ? "True" : "False";
+    case Expr::Kind::Int: return (e.negative ? "-" : "") + e.text;
+    case Expr::Kind::Float: return formatFloat(e.real);
+    case Expr::Kind::String: return quoteString(e.text);
+    case Expr::Kind::List: return "[" + joinCanonical(e.items) + "]";
+    case Expr::Kind::Tuple:
+      return "(" + joinCanonical(e.items) + (e.items.size() == 1 ? ",)" : ")");
+    case Expr::Kind::Dict: {
+      std::string out = "{";
+      for (std::size_t i = 0; i + 1 < e.items.size(); i += 2)
+        out += (i ? ", " : "") + canonicalText(e.items[i]) + ": " + canonicalText(e.items[i + 1]);
+      return out + "}";
+    }
+    case Expr::Kind::Call: {
+      std::string out = e.text + "(" + joinCanonical(e.items);
+      for (std::size_t i = 0; i < e.keywordNames.size(); ++i)
+        out += (i || !e.items.empty() ? ", " : "") + e.keywordNames[i] + "=" + canonicalText(e.keywordValues[i]);
+      return out + ")";
+    }
+    case Expr::Kind::Subscript: return canonicalText(e.items[0]) + "[" + canonicalText(e.items[1]) + "]";
+    case Expr::Kind::Enum: return "<" + e.text + ">";
+    case Expr::Kind::Binary: return canonicalText(e.items[0]) + " " + e.text + " " + canonicalText(e.items[1]);
+    case Expr::Kind::Unary: return e.text + canonicalText(e.items[0]);
+  }
+  return "";
+}
+
+}  // namespace text
+
+// ---------------------------------------------------------------------------------------------
+
+std::string formatArg(const Arg& arg) {
+  auto join = [](const std::vector<Arg>& items) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + formatArg(items[i]);
+    return out;
+  };
+  switch (arg.kind) {
+    case Arg::Kind::None: return "None";
+    case Arg::Kind::Bool: return arg.boolean ? "True" : "False";
+    case Arg::Kind::Int: return std::to_string(arg.integer);
+    case Arg::Kind::Float: return text::formatFloat(arg.real);
+    case Arg::Kind::String: return text::quoteString(arg.text);
+    case Arg::Kind::Ref:
+    case Arg::Kind::Token: return arg.text;
+    case Arg::Kind::List: return "[" + join(arg.items) + "]";
+    case Arg::Kind::Tuple: return "(" + join(arg.items) + (arg.items.size() == 1 ? ",)" : ")");
+  }
+  return "None";
+}
+
+namespace {
+bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+}  // namespace
+
+std::string printTarget(std::string_view target) {
+  if (target == "executorch_call_delegate") return "torch.ops.higher_order.executorch_call_delegate";
+  std::size_t colons = target.find("::");
+  if (colons == std::string_view::npos) return std::string(target);
+  std::string_view ns = target.substr(0, colons);
+  std::string_view rest = target.substr(colons + 2);
+  std::string printed = "torch.ops." + std::string(ns) + "." + std::string(rest);
+  // Higher-order ops have no overloads; every other op without one is the default overload.
+  if (ns != "higher_order" && rest.find('.') == std::string_view::npos) printed += ".default";
+  return printed;
+}
+
+std::string normaliseTarget(std::string_view printed) {
+  if (startsWith(printed, "<built-in function ") && printed.back() == '>')
+    return "operator." + std::string(printed.substr(19, printed.size() - 20));
+  if (startsWith(printed, "_operator.")) return "operator." + std::string(printed.substr(10));
+  std::string_view rest;
+  if (startsWith(printed, "torch.ops.")) rest = printed.substr(10);
+  else if (startsWith(printed, "executorch.exir.dialects.edge._ops.")) rest = printed.substr(35);
+  else return std::string(printed);
+  std::size_t dot = rest.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == rest.size()) return std::string(printed);
+  std::string_view ns = rest.substr(0, dot);
+  std::string_view op = rest.substr(dot + 1);
+  if (ns == "higher_order" && op == "executorch_call_delegate") return "executorch_call_delegate";
+  if (op.size() > 8 && op.substr(op.size() - 8) == ".default") op.remove_suffix(8);
+  return std::string(ns) + "::" + std::string(op);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+std::string quoteType(std::string_view typeText) { return text::quoteWith(typeText, '"'); }
+
+std::string formatMeta(const std::map<std::string, std::string>& meta) {
+  if (meta.empty()) return "";
+  std::string out = "  # meta: ";
+  bool first = true;
+  for (const auto& [key, value] : meta) {
+    out += (first ? "" : ", ") + key + "=" + value;
+    first = false;
+  }
+  return out;
+}
+
+std::string formatCallArguments(const Node& node) {
+  std::string out;
+  for (const Arg& a : node.args) out += (out.empty() ? "" : ", ") + formatArg(a);
+  for (const auto& [key, value] : node.kwargs) out += (out.empty() ? "" : ", ") + key + " = " + formatArg(value);
+  return out;
+}
+
+std::string formatRightHandSide(const Node& node) {
+  switch (node.op) {
+    case NodeOp::GetAttr: return "self." + node.target;
+    case NodeOp::CallModule: return "self." + node.target + "(" + formatCallArguments(node) + ")";
+    default: break;
+  }
+  if (node.target == "operator.getitem" && node.args.size() == 2 && node.kwargs.empty() && node.args[0].isRef())
+    return node.args[0].text + "[" + formatArg(node.args[1]) + "]";
+  return printTarget(node.target) + "(" + formatCallArguments(node) + ")";
+}
+
+std::string formatReturn(const Node& output) {
+  if (output.args.empty()) return "return";
+  return "return " + formatArg(output.args[0]);
+}
+
+std::string formatParameters(const Graph& graph) {
+  std::string out = "self";
+  for (const Node& node : graph.nodes) {
+    if (!node.isPlaceholder()) continue;
+    out += ", " + node.name;
+    if (!node.typeText.empty()) out += ": " + quoteType(node.typeText);
+  }
+  return out;
+}
+
+void writeForward(std::string& out, const Graph& graph, const std::string& indent) {
+  out += indent + "def forward(" + formatParameters(graph) + "):\n";
+  const std::string body = indent + "    ";
+  for (const Node& node : graph.nodes) {
+    if (node.isPlaceholder()) continue;
+    if (node.isOutput()) {
+      out += body + formatReturn(node) + formatMeta(node.meta) + "\n";
+      continue;
+    }
+    out += body + node.name;
+    if (!node.typeText.empty()) out += ": " + quoteType(node.typeText);
+    out += " = " + formatRightHandSide(node) + formatMeta(node.meta) + "\n";
+  }
+}
+
+std::string formatInputSpec(const InputSpec& spec) {
+  std::string out = spec.name + ": " + std::string(toString(spec.kind));
+  if (!spec.target.empty()) out += " target=" + text::quoteString(spec.target);
+  if (spec.persistent) out += *spec.persistent ? " persistent=True" : " persistent=False";
+  return out;
+}
+
+std::string formatOutputSpec(const OutputSpec& spec) {
+  std::string out = spec.name + ": " + std::string(toString(spec.kind));
+  if (!spec.target.empty()) out += " target=" + text::quoteString(spec.target);
+  return out;
+}
+
+void writeSignature(std::string& out, const Signature& signature) {
+  out += "Graph signature:\n    # inputs\n";
+  for (const InputSpec& spec : signature.inputs) out += "    " + formatInputSpec(spec) + "\n";
+  out += "\n    # outputs\n";
+  for (const OutputSpec& spec : signature.outputs) out += "    " + formatOutputSpec(spec) + "\n";
+}
+
+}  // namespace
+
+std::string writeProgram(const Program& program) {
+  std::string out = "ExportedProgram:\n    class GraphModule(torch.nn.Module):\n";
+  writeForward(out, program.graph, "        ");
+  for (const Submodule& sub : program.submodules) {
+    out += "\n        class " + sub.name + "(torch.nn.Module):\n";
+    writeForward(out, sub.graph, "            ");
+  }
+  out += "\n";
+  writeSignature(out, program.signature);
+  if (!program.schemas.empty()) {
+    out += "\nSchemas:\n";
+    for (const std::string& schema : program.schemas) out += "    " + schema + "\n";
+  }
+  if (!program.rangeConstraints.empty()) out += "\nRange constraints: " + program.rangeConstraints + "\n";
+  return out;
+}
+
+}  // namespace wb
