@@ -1,0 +1,185 @@
+// oracle/check.cpp: verdicts (`wbcheck check`): a placement against S_par, and the program's
+// own findings (S_seq != S_par, S_par != F), for several input sets and both view modes.
+#include <sstream>
+
+#include "core/validate.h"
+#include "oracle/ops.h"
+#include "oracle/oracle.h"
+
+namespace wb::oracle {
+
+namespace {
+
+constexpr ViewMode kModes[] = {ViewMode::CopyViews, ViewMode::AliasViews};
+
+struct Executables {
+  Executable reference[2];  // per view mode: storage semantics (S_par, S_seq)
+  Executable value;         // F
+  Executable placed[2];     // per view mode, if the placement produced a program
+};
+
+// Compiles everything in one tier; the error of the first program that does not compile.
+std::optional<std::string> compileAll(const Program& program, const Program* placed, const SchemaTable& schemas,
+                                      Tier tier, Executables& out) {
+  auto one = [&](const Program& p, ViewMode mode, bool value, Executable& exe) -> std::optional<std::string> {
+    ExecOptions options;
+    options.tier = tier;
+    options.viewMode = mode;
+    options.valueSemantics = value;
+    Result<Executable> r = compile(p, schemas, options);
+    if (!r) return r.errors.empty() ? std::string("cannot compile") : r.errors.front().message;
+    exe = *r;
+    return std::nullopt;
+  };
+  for (int m = 0; m < 2; ++m) {
+    if (auto e = one(program, kModes[m], false, out.reference[m])) return e;
+    if (placed)
+      if (auto e = one(*placed, kModes[m], false, out.placed[m])) return "placed program: " + *e;
+  }
+  return one(program, ViewMode::CopyViews, true, out.value);
+}
+
+std::string replayLine(const CheckOptions& options) {
+  std::ostringstream s;
+  s << "wbcheck check " << (options.fileName.empty() ? "FILE" : options.fileName) << " --placement "
+    << toString(options.placement) << " --seed " << options.seed;
+  if (options.inputs != 3) s << " --inputs " << options.inputs;
+  return s.str();
+}
+
+// The first node (in the placed graph's order, matched by name) whose result differs.
+std::string firstDivergingNode(const Program& reference, const RunResult& ref, const Program& placed,
+                               const RunResult& run) {
+  for (std::size_t i = 0; i < placed.graph.nodes.size() && i < run.nodeHashes.size(); ++i) {
+    const Node& n = placed.graph.nodes[i];
+    if (n.isOutput()) continue;
+    std::optional<std::size_t> j = reference.graph.indexOf(n.name);
+    if (!j || *j >= ref.nodeHashes.size()) continue;
+    if (ref.nodeHashes[*j] != run.nodeHashes[i]) return n.name;
+  }
+  return {};
+}
+
+}  // namespace
+
+int CheckReport::exitCode() const {
+  if (verdict == Verdict::Error) return 2;
+  if (verdict == Verdict::PlacementBug) return 1;
+  return strict && !findings.empty() ? 1 : 0;
+}
+
+CheckReport check(const Program& program, const CheckOptions& options, const SchemaTable& baseSchemas) {
+  CheckReport report;
+  report.placement = options.placement;
+  report.seed = options.seed;
+  report.inputs = options.inputs;
+  report.strict = options.strict;
+  if (std::vector<Diagnostic> errors = validate(program); !errors.empty()) {
+    report.verdict = Verdict::Error;
+    report.error = formatAll(errors);
+    return report;
+  }
+  const SchemaTable schemas = withOracleSchemas(baseSchemas);
+  PlacedProgram placed = place(program, options.placement, baseSchemas);
+  if (placed.failure) report.placementFailure = placed.failure;
+  const Program* placedProgram = placed.failure ? nullptr : &placed.program;
+  if (placedProgram && !validate(*placedProgram).empty()) {
+    report.placementFailure = "the placed program is invalid: " + formatAll(validate(*placedProgram));
+    placedProgram = nullptr;
+  }
+
+  Executables exes;
+  report.tier = Tier::Element;
+  if (std::optional<std::string> why = compileAll(program, placedProgram, schemas, Tier::Element, exes)) {
+    report.tier = Tier::Storage;
+    report.tierReason = *why;
+    if (std::optional<std::string> error = compileAll(program, placedProgram, schemas, Tier::Storage, exes)) {
+      report.verdict = Verdict::Error;
+      report.error = *error;
+      return report;
+    }
+  }
+
+  bool bugIn[2] = {false, false};
+  bool seqIn[2] = {false, false};
+  bool valueIn[2] = {false, false};
+  const Semantics refEndings[] = {Semantics::Par, Semantics::Seq};
+  for (int set = 0; set < options.inputs; ++set) {
+    const InputSet inputs{options.seed, set};
+    const RunResult value = run(exes.value, Semantics::Value, inputs);
+    for (int m = 0; m < 2; ++m) {
+      std::vector<RunResult> ref = runEndings(exes.reference[m], refEndings, inputs);
+      auto note = [&](std::vector<Mismatch>& into, const char* kind, const Difference& d) {
+        Mismatch mm;
+        mm.kind = kind;
+        mm.viewMode = kModes[m];
+        mm.inputSet = set;
+        mm.difference = d;
+        mm.replay = replayLine(options);
+        into.push_back(std::move(mm));
+      };
+      if (placedProgram && !bugIn[m]) {
+        RunResult actual = run(exes.placed[m], Semantics::Placed, inputs);
+        if (std::optional<Difference> d = firstDifference(ref[0], actual)) {
+          bugIn[m] = true;
+          note(report.bugs, "placement != S_par", *d);
+          RunResult refTraced = run(exes.reference[m], Semantics::Par, inputs, true);
+          RunResult placedTraced = run(exes.placed[m], Semantics::Placed, inputs, true);
+          report.bugs.back().firstDivergingNode = firstDivergingNode(program, refTraced, *placedProgram, placedTraced);
+        }
+      }
+      if (!seqIn[m])
+        if (std::optional<Difference> d = firstDifference(ref[0], ref[1])) {
+          seqIn[m] = true;
+          note(report.findings, "S_seq != S_par", *d);
+        }
+      if (!valueIn[m])
+        if (std::optional<Difference> d = firstDifference(ref[0], value)) {
+          valueIn[m] = true;
+          note(report.findings, "S_par != F", *d);
+        }
+    }
+  }
+  report.verdict = report.bugs.empty() && !report.placementFailure ? Verdict::Holds : Verdict::PlacementBug;
+  return report;
+}
+
+std::string formatReport(const CheckReport& report) {
+  std::ostringstream s;
+  auto hex = [](std::optional<std::uint64_t> v) {
+    if (!v) return std::string("(missing)");
+    std::ostringstream h;
+    h << "0x" << std::hex << *v;
+    return h.str();
+  };
+  auto describe = [&](const Mismatch& m) {
+    const Difference& d = m.difference;
+    s << "  " << m.kind << " [" << toString(m.viewMode) << ", input set " << m.inputSet << "]: "
+      << (d.isOutput ? "" : "placeholder ") << d.label;
+    if (report.tier == Tier::Element) s << " element " << d.element;
+    s << ": expected " << hex(d.expected) << ", got " << hex(d.actual) << "\n";
+    if (!m.firstDivergingNode.empty()) s << "    first diverging node: %" << m.firstDivergingNode << "\n";
+    if (!m.replay.empty()) s << "    replay: " << m.replay << "\n";
+  };
+  if (report.verdict == Verdict::Error) {
+    s << "error: " << report.error << "\n";
+    return s.str();
+  }
+  s << "placement " << toString(report.placement) << ", " << toString(report.tier) << " tier";
+  if (!report.tierReason.empty()) s << " (" << report.tierReason << ")";
+  s << ", seed " << report.seed << ", " << report.inputs << " input set(s), both view modes\n";
+  if (report.placementFailure) s << "BUG: the placement failed: " << *report.placementFailure << "\n";
+  if (report.bugs.empty() && !report.placementFailure) s << "placement == S_par: holds\n";
+  for (const Mismatch& m : report.bugs) {
+    s << "BUG (placement):\n";
+    describe(m);
+  }
+  for (const Mismatch& m : report.findings) {
+    s << "finding (program):\n";
+    describe(m);
+  }
+  if (report.findings.empty()) s << "S_seq == S_par == F: no findings\n";
+  return s.str();
+}
+
+}  // namespace wb::oracle

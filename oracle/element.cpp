@@ -1,0 +1,1716 @@
+// oracle/element.cpp: the element tier (DESIGN §7): real strided tensors of 64-bit integers.
+//
+// Compilation does everything that does not depend on data: since shapes are static and
+// aliasing in a graph is static (which storage a value lives in, at which offset, with which
+// strides), every node's layout is fixed at compile time, every storage gets a fixed range of
+// one arena, and every read or write becomes a precomputed list of arena offsets. A run is then
+// a sequence of steps: gather operands into scratch buffers, compute, scatter the results.
+// Views cost nothing at run time in the storage model; they are layouts.
+//
+// Element semantics:
+// - Every element is a 64-bit integer, whatever the dtype; arithmetic (add, sub, rsub, mul,
+//   neg, sum, mean) is exact with wrap-around (unsigned arithmetic). mean = sum / count, the
+//   sum read as a signed 64-bit integer and divided with truncation toward zero (count > 0).
+//   A float scalar argument is its integer value when integral, else a hash of its bits.
+// - A boolean (condition, mask) is the lowest bit of an element.
+// - Index values are taken modulo the dimension (read as signed, result non-negative).
+// - Every other op with a schema: each output element = H(op, inputs, channel, position),
+//   with shapes from the node's annotation. An in-place or mutating uninterpreted op writes
+//   H(op, inputs, k, position) into each written argument k; its result, if it aliases
+//   argument k, is that argument (storage model) or a fresh tensor with the same contents
+//   (value model), so S_par and F agree on well-formed programs.
+// - Schema-less targets (custom ops without a schema, delegates, higher-order ops,
+//   call_module): all tensor arguments are read; results are fresh (hashed, shaped by the
+//   annotation, or an opaque digest when there is none); arguments are NOT written. Why: the
+//   alias analysis treats these conservatively (may read, write and alias every argument), so
+//   a correct placement orders copies after them whatever they do; choosing "no writes, fresh
+//   results" keeps S_par == F for delegate graphs (a write would make every delegate program an
+//   ill-formed finding) and never contradicts the analysis. The verdict for a placement that
+//   respects the analysis does not depend on this choice.
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <unordered_map>
+
+#include "oracle/ops.h"
+
+namespace wb::oracle::detail {
+
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+using Offsets = std::vector<std::uint32_t>;
+using Buffer = std::vector<std::uint64_t>;
+
+struct Layout {
+  std::uint32_t storage = 0;
+  std::int64_t offset = 0;
+  Shape sizes;
+  Shape strides;
+};
+
+std::int64_t numelOf(const Shape& shape) {
+  std::int64_t n = 1;
+  for (std::int64_t s : shape) n *= s;
+  return n;
+}
+
+Shape contiguousStrides(const Shape& sizes) {
+  Shape strides(sizes.size(), 1);
+  for (std::size_t i = sizes.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<std::int64_t>(sizes[i], 1);
+  return strides;
+}
+
+bool isContiguous(const Layout& l) {
+  std::int64_t expected = 1;
+  for (std::size_t i = l.sizes.size(); i-- > 0;) {
+    if (l.sizes[i] == 1) continue;
+    if (l.strides[i] != expected) return false;
+    expected *= l.sizes[i];
+  }
+  return true;
+}
+
+// A compile-time value: what a node or an argument denotes.
+struct CValue {
+  enum class Kind : std::uint8_t { None, Int, Float, Bool, Text, Tensor, List, Opaque };
+  Kind kind = Kind::None;
+  std::int64_t i = 0;
+  double f = 0;
+  bool b = false;
+  std::string text;
+  Layout t;
+  std::vector<CValue> items;
+  std::uint32_t slot = 0;  // Opaque: index of its runtime digest
+
+  bool isTensor() const { return kind == Kind::Tensor; }
+  bool isNone() const { return kind == Kind::None; }
+};
+
+struct RunState {
+  Buffer arena;
+  std::vector<std::uint64_t> opaque;
+  std::vector<Buffer> in, out;
+  std::uint64_t seed = 0;
+  int inputSet = 0;
+};
+
+using Step = std::function<void(RunState&)>;
+
+// Where an observation or a node hash reads from.
+struct Source {
+  enum class Kind : std::uint8_t { Constant, Offsets, Opaque };
+  Kind kind = Kind::Constant;
+  std::uint64_t constant = 0;
+  Offsets offsets;
+  std::uint32_t slot = 0;
+};
+
+struct EndWrite {
+  Offsets target;  // the placeholder's storage
+  Offsets value;   // the mutation value, broadcast to the target's shape
+};
+
+// A compile error: the program cannot be run in the element tier.
+struct Unsupported {
+  std::string why;
+};
+
+}  // namespace
+
+struct ElementProgram {
+  bool valueModel = false;
+  std::size_t arenaSize = 0;
+  std::size_t opaqueSlots = 0;
+  std::vector<std::vector<Step>> steps;  // per node
+  std::vector<Source> nodeResults;       // per node
+  std::vector<std::pair<std::string, Source>> placeholders;
+  std::vector<std::pair<std::string, Source>> referenceOutputs;  // Par, Seq, Value
+  std::vector<std::pair<std::string, Source>> placedOutputs;     // Placed
+  std::vector<EndWrite> endWrites;                               // in output-spec order
+};
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Run-time helpers.
+
+void gather(const RunState& st, const Offsets& offsets, Buffer& out) {
+  out.resize(offsets.size());
+  const std::uint64_t* arena = st.arena.data();
+  for (std::size_t i = 0; i < offsets.size(); ++i) out[i] = arena[offsets[i]];
+}
+
+void scatter(RunState& st, const Offsets& offsets, const Buffer& values) {
+  std::uint64_t* arena = st.arena.data();
+  for (std::size_t i = 0; i < offsets.size(); ++i) arena[offsets[i]] = values[i];
+}
+
+std::uint64_t hashBuffer(std::uint64_t h, const Buffer& values) {
+  for (std::uint64_t v : values) h = combine(h, v);
+  return h;
+}
+
+std::uint64_t readSourceHash(const RunState& st, const Source& s) {
+  switch (s.kind) {
+    case Source::Kind::Constant: return s.constant;
+    case Source::Kind::Opaque: return st.opaque[s.slot];
+    case Source::Kind::Offsets: {
+      std::uint64_t h = 0x51ed270b27a5d1c3ULL ^ s.offsets.size();
+      for (std::uint32_t o : s.offsets) h = combine(h, st.arena[o]);
+      return h;
+    }
+  }
+  return 0;
+}
+
+std::vector<std::uint64_t> readSource(const RunState& st, const Source& s) {
+  switch (s.kind) {
+    case Source::Kind::Constant: return {s.constant};
+    case Source::Kind::Opaque: return {st.opaque[s.slot]};
+    case Source::Kind::Offsets: {
+      std::vector<std::uint64_t> out(s.offsets.size());
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = st.arena[s.offsets[i]];
+      return out;
+    }
+  }
+  return {};
+}
+
+std::int64_t wrapIndex(std::uint64_t value, std::int64_t size) {
+  if (size <= 0) return 0;
+  std::int64_t v = static_cast<std::int64_t>(value) % size;
+  return v < 0 ? v + size : v;
+}
+
+// An operand of a step: elements gathered from the arena, or a broadcast constant.
+struct Operand {
+  Offsets offsets;
+  std::uint64_t constant = 0;
+  bool isConstant = false;
+  std::size_t count = 0;
+};
+
+using Compute = std::function<void(RunState&, const std::vector<Buffer>&, std::vector<Buffer>&)>;
+
+Step makeStep(std::vector<Operand> ins, std::vector<std::size_t> outSizes, Compute compute,
+              std::vector<Offsets> dests) {
+  return [ins = std::move(ins), outSizes = std::move(outSizes), compute = std::move(compute),
+          dests = std::move(dests)](RunState& st) {
+    if (st.in.size() < ins.size()) st.in.resize(ins.size());
+    if (st.out.size() < outSizes.size()) st.out.resize(outSizes.size());
+    for (std::size_t i = 0; i < ins.size(); ++i) {
+      if (ins[i].isConstant) st.in[i].assign(ins[i].count, ins[i].constant);
+      else gather(st, ins[i].offsets, st.in[i]);
+    }
+    for (std::size_t j = 0; j < outSizes.size(); ++j) st.out[j].assign(outSizes[j], 0);
+    compute(st, st.in, st.out);
+    for (std::size_t j = 0; j < dests.size(); ++j) scatter(st, dests[j], st.out[j]);
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The compiler.
+
+class ElementCompiler {
+ public:
+  ElementCompiler(const Program& program, const SchemaTable& schemas, const ExecOptions& options)
+      : program_(program), schemas_(schemas), options_(options), valueModel_(options.valueSemantics) {}
+
+  Result<std::shared_ptr<const ElementProgram>> compile() {
+    try {
+      run();
+    } catch (const Unsupported& u) {
+      Diagnostic d;
+      d.file = "<element tier>";
+      d.message = u.why;
+      return Result<std::shared_ptr<const ElementProgram>>::failure(d);
+    }
+    out_.arenaSize = storageBase_.empty() ? 0 : storageBase_.back() + storageSize_.back();
+    out_.opaqueSlots = opaqueSlots_;
+    return Result<std::shared_ptr<const ElementProgram>>::success(
+        std::make_shared<const ElementProgram>(std::move(out_)));
+  }
+
+ private:
+  const Program& program_;
+  const SchemaTable& schemas_;
+  const ExecOptions& options_;
+  bool valueModel_;
+  ElementProgram out_;
+  std::vector<CValue> values_;
+  std::unordered_map<std::string_view, std::size_t> index_;
+  std::vector<std::int64_t> storageBase_, storageSize_;
+  std::uint32_t opaqueSlots_ = 0;
+  std::size_t budget_ = 0;
+  std::vector<bool> keptViewCopy_;      // view_copy nodes that stay copies in the alias mode
+  std::vector<std::vector<std::size_t>> getitemUsers_;  // per node: its getitem users
+
+  [[noreturn]] static void fail(std::string why) { throw Unsupported{std::move(why)}; }
+
+  void charge(std::size_t elements) {
+    budget_ += elements;
+    if (budget_ > options_.maxElements)
+      fail("memory cap: the element tier needs more than " + std::to_string(options_.maxElements) +
+           " elements for this program (ExecOptions::maxElements)");
+  }
+
+  // --- storages and layouts ---
+
+  Layout fresh(const Shape& shape) {
+    for (std::int64_t s : shape)
+      if (s < 0) fail("negative size in shape");
+    std::int64_t n = numelOf(shape);
+    charge(static_cast<std::size_t>(n));
+    Layout l;
+    l.storage = static_cast<std::uint32_t>(storageBase_.size());
+    std::int64_t base = storageBase_.empty() ? 0 : storageBase_.back() + storageSize_.back();
+    if (base + n > std::int64_t{1} << 31) fail("memory cap: arena too large");
+    storageBase_.push_back(base);
+    storageSize_.push_back(n);
+    l.sizes = shape;
+    l.strides = contiguousStrides(shape);
+    return l;
+  }
+
+  Offsets offsetsOf(const Layout& l) {
+    std::int64_t n = numelOf(l.sizes);
+    charge(static_cast<std::size_t>(n));
+    Offsets offs;
+    offs.reserve(static_cast<std::size_t>(n));
+    const std::int64_t base = storageBase_[l.storage], size = storageSize_[l.storage];
+    if (n == 0) return offs;
+    std::vector<std::int64_t> idx(l.sizes.size(), 0);
+    std::int64_t pos = l.offset;
+    for (std::int64_t e = 0; e < n; ++e) {
+      if (pos < 0 || pos >= size) fail("a view reaches outside its storage (as_strided?)");
+      offs.push_back(static_cast<std::uint32_t>(base + pos));
+      for (std::size_t d = l.sizes.size(); d-- > 0;) {
+        if (++idx[d] < l.sizes[d]) {
+          pos += l.strides[d];
+          break;
+        }
+        pos -= l.strides[d] * (l.sizes[d] - 1);
+        idx[d] = 0;
+      }
+    }
+    return offs;
+  }
+
+  static Shape broadcastShapes(const Shape& a, const Shape& b) {
+    Shape out(std::max(a.size(), b.size()), 1);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      std::int64_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
+      std::int64_t y = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
+      if (x != y && x != 1 && y != 1) fail("shapes do not broadcast");
+      out[i] = x == 1 ? y : x;
+    }
+    return out;
+  }
+
+  static Layout expandTo(const Layout& l, const Shape& target) {
+    if (target.size() < l.sizes.size()) fail("cannot broadcast to a shape of lower rank");
+    Layout r;
+    r.storage = l.storage;
+    r.offset = l.offset;
+    r.sizes = target;
+    r.strides.assign(target.size(), 0);
+    std::size_t lead = target.size() - l.sizes.size();
+    for (std::size_t i = 0; i < l.sizes.size(); ++i) {
+      std::int64_t s = l.sizes[i], t = target[lead + i];
+      if (t == -1) t = s;
+      r.sizes[lead + i] = t;
+      if (s == t) r.strides[lead + i] = l.strides[i];
+      else if (s == 1) r.strides[lead + i] = 0;
+      else fail("shapes do not broadcast");
+    }
+    return r;
+  }
+
+  // --- values ---
+
+  CValue resolve(const Arg& a) {
+    CValue v;
+    switch (a.kind) {
+      case Arg::Kind::None: return v;
+      case Arg::Kind::Bool: v.kind = CValue::Kind::Bool; v.b = a.boolean; v.i = a.boolean; return v;
+      case Arg::Kind::Int: v.kind = CValue::Kind::Int; v.i = a.integer; return v;
+      case Arg::Kind::Float: v.kind = CValue::Kind::Float; v.f = a.real; return v;
+      case Arg::Kind::String:
+      case Arg::Kind::Token: v.kind = CValue::Kind::Text; v.text = a.text; return v;
+      case Arg::Kind::Ref: return values_.at(index_.at(a.text));
+      case Arg::Kind::List:
+      case Arg::Kind::Tuple:
+        v.kind = CValue::Kind::List;
+        for (const Arg& item : a.items) v.items.push_back(resolve(item));
+        return v;
+    }
+    return v;
+  }
+
+  static std::int64_t asInt(const CValue& v, const char* what) {
+    switch (v.kind) {
+      case CValue::Kind::Int:
+      case CValue::Kind::Bool: return v.i;
+      case CValue::Kind::Float:
+        if (v.f == static_cast<double>(static_cast<std::int64_t>(v.f))) return static_cast<std::int64_t>(v.f);
+        break;
+      default: break;
+    }
+    fail(std::string("expected a static integer for ") + what);
+  }
+
+  static std::optional<std::int64_t> asOptInt(const CValue& v, const char* what) {
+    if (v.isNone()) return std::nullopt;
+    return asInt(v, what);
+  }
+
+  static Shape asIntList(const CValue& v, const char* what) {
+    if (v.kind == CValue::Kind::List) {
+      Shape out;
+      for (const CValue& item : v.items) out.push_back(asInt(item, what));
+      return out;
+    }
+    return {asInt(v, what)};
+  }
+
+  static std::uint64_t asScalar(const CValue& v) {
+    switch (v.kind) {
+      case CValue::Kind::Int:
+      case CValue::Kind::Bool: return static_cast<std::uint64_t>(v.i);
+      case CValue::Kind::Float: return scalarElement(v.f);
+      case CValue::Kind::None: return 0;
+      case CValue::Kind::Text: return hashText(v.text);
+      default: fail("expected a scalar");
+    }
+  }
+
+  static std::int64_t normDim(std::int64_t dim, std::size_t rank) {
+    std::int64_t r = static_cast<std::int64_t>(std::max<std::size_t>(rank, 1));
+    if (dim < -r || dim >= r) fail("dimension out of range");
+    return dim < 0 ? dim + r : dim;
+  }
+
+  const Layout& tensorArg(const CValue& v, const char* what) {
+    if (!v.isTensor()) fail(std::string("expected a tensor for ") + what);
+    return v.t;
+  }
+
+  std::uint32_t newOpaque() { return opaqueSlots_++; }
+
+  // The static shape of a node's annotation, or nullopt.
+  static std::optional<Shape> annotatedShape(const Node& n) {
+    std::optional<TensorType> type = n.tensorType();
+    if (!type || !type->isStatic()) return std::nullopt;
+    Shape s;
+    for (const Dim& d : type->shape) s.push_back(d.size);
+    return s;
+  }
+
+  // --- the walk ---
+
+  void run() {
+    const Graph& g = program_.graph;
+    values_.resize(g.nodes.size());
+    out_.steps.resize(g.nodes.size());
+    out_.nodeResults.resize(g.nodes.size());
+    out_.valueModel = valueModel_;
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) index_.emplace(g.nodes[i].name, i);
+    analyseUses();
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node& n = g.nodes[i];
+      current_ = i;
+      switch (n.op) {
+        case NodeOp::Placeholder: compilePlaceholder(n); break;
+        case NodeOp::GetAttr: compileGetAttr(n); break;
+        case NodeOp::CallFunction:
+        case NodeOp::CallModule: compileCall(n); break;
+        case NodeOp::Output: break;
+      }
+      out_.nodeResults[i] = sourceOf(values_[i]);
+    }
+    compileEnd();
+  }
+
+  std::size_t current_ = 0;
+
+  void emit(Step step) { out_.steps[current_].push_back(std::move(step)); }
+
+  void analyseUses() {
+    const Graph& g = program_.graph;
+    keptViewCopy_.assign(g.nodes.size(), false);
+    getitemUsers_.assign(g.nodes.size(), {});
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node& n = g.nodes[i];
+      if (n.op == NodeOp::CallFunction && n.target == "operator.getitem" && !n.args.empty() && n.args[0].isRef())
+        if (auto it = index_.find(n.args[0].text); it != index_.end()) getitemUsers_[it->second].push_back(i);
+    }
+    keptViewCopy_ = returnedAtVisiblePositions(program_);
+  }
+
+  Source sourceOf(const CValue& v) {
+    Source s;
+    switch (v.kind) {
+      case CValue::Kind::Tensor:
+        s.kind = Source::Kind::Offsets;
+        s.offsets = offsetsOf(v.t);
+        break;
+      case CValue::Kind::List:
+        s.kind = Source::Kind::Offsets;
+        for (const CValue& item : v.items) {
+          Source inner = sourceOf(item);
+          if (inner.kind == Source::Kind::Offsets)
+            s.offsets.insert(s.offsets.end(), inner.offsets.begin(), inner.offsets.end());
+          else s.constant = combine(s.constant, inner.constant);
+        }
+        break;
+      case CValue::Kind::Opaque:
+        s.kind = Source::Kind::Opaque;
+        s.slot = v.slot;
+        break;
+      case CValue::Kind::Int:
+      case CValue::Kind::Bool: s.constant = combine(1, static_cast<std::uint64_t>(v.i)); break;
+      case CValue::Kind::Float: s.constant = combine(2, scalarElement(v.f)); break;
+      case CValue::Kind::Text: s.constant = combine(3, hashText(v.text)); break;
+      case CValue::Kind::None: s.constant = 0; break;
+    }
+    return s;
+  }
+
+  void fillFromSeed(const Layout& l, std::uint64_t nameHash) {
+    Offsets offs = offsetsOf(l);
+    emit([offs = std::move(offs), nameHash](RunState& st) {
+      for (std::size_t i = 0; i < offs.size(); ++i) st.arena[offs[i]] = inputElement(st.seed, st.inputSet, nameHash, i);
+    });
+  }
+
+  void compilePlaceholder(const Node& n) {
+    std::optional<Shape> shape = annotatedShape(n);
+    if (!shape) fail("placeholder %" + n.name + " has no static tensor type");
+    CValue v;
+    v.kind = CValue::Kind::Tensor;
+    v.t = fresh(*shape);
+    fillFromSeed(v.t, hashText(n.name));
+    values_[current_] = v;
+    out_.placeholders.emplace_back(n.name, Source{});
+  }
+
+  void compileGetAttr(const Node& n) {
+    CValue v;
+    if (std::optional<Shape> shape = annotatedShape(n)) {
+      v.kind = CValue::Kind::Tensor;
+      v.t = fresh(*shape);
+      fillFromSeed(v.t, hashText("get_attr:" + n.target));
+    } else {
+      v.kind = CValue::Kind::Opaque;
+      v.slot = newOpaque();
+      std::uint32_t slot = v.slot;
+      std::uint64_t h = hashText("get_attr:" + n.target);
+      emit([slot, h](RunState& st) { st.opaque[slot] = h; });
+    }
+    values_[current_] = v;
+  }
+
+  // --- calls ---
+
+  struct Call {
+    const Node& node;
+    OpInfo info;
+    std::vector<CValue> args;  // bound to schema positions (schema ops only)
+    const CValue& arg(std::string_view name) const {
+      std::optional<std::size_t> i = info.schema->argumentIndex(name);
+      if (!i) fail("schema of " + node.target + " has no argument '" + std::string(name) + "'");
+      return args[*i];
+    }
+    bool has(std::string_view name) const { return info.schema->argumentIndex(name).has_value(); }
+  };
+
+  void compileCall(const Node& n) {
+    OpInfo info = classify(n, schemas_);
+    if (info.getitem) return compileGetitem(n);
+    if (!info.schema) return compileSchemaless(n, info);
+    std::string why;
+    std::optional<std::vector<Arg>> bound = bindArguments(n, *info.schema, why);
+    if (!bound) fail("%" + n.name + ": " + why);
+    Call call{n, info, {}};
+    for (const Arg& a : *bound) call.args.push_back(resolve(a));
+    CValue result;
+    if (isViewKind(info.kind) && !info.outVariant) result = compileView(call);
+    else if (info.kind == OpKind::SymSize) {
+      const Layout& self = tensorArg(call.arg("self"), "self");
+      result.kind = CValue::Kind::Int;
+      result.i = self.sizes.at(static_cast<std::size_t>(normDim(asInt(call.arg("dim"), "dim"), self.sizes.size())));
+    } else if (isViewKind(info.kind)) result = compileListViewOut(call);
+    else if (info.kind == OpKind::Hash) result = compileHashOp(call);
+    else result = compileKernel(call);
+    values_[current_] = std::move(result);
+  }
+
+  void compileGetitem(const Node& n) {
+    if (n.args.size() < 2 || !n.args[0].isRef()) fail("getitem needs a container and an index");
+    const CValue& container = values_.at(index_.at(n.args[0].text));
+    std::int64_t i = asInt(resolve(n.args[1]), "getitem index");
+    if (container.kind == CValue::Kind::List) {
+      std::int64_t size = static_cast<std::int64_t>(container.items.size());
+      if (i < 0) i += size;
+      if (i < 0 || i >= size) fail("getitem index out of range");
+      values_[current_] = container.items[static_cast<std::size_t>(i)];
+      return;
+    }
+    if (container.kind != CValue::Kind::Opaque) fail("getitem of a value that is not a list");
+    // An element of an opaque (schema-less) result: fresh, derived from the container's digest.
+    std::uint32_t from = container.slot;
+    std::uint64_t salt = combine(hashText("getitem"), static_cast<std::uint64_t>(i));
+    CValue v;
+    if (std::optional<Shape> shape = annotatedShape(n)) {
+      v.kind = CValue::Kind::Tensor;
+      v.t = fresh(*shape);
+      Offsets offs = offsetsOf(v.t);
+      emit([offs = std::move(offs), from, salt](RunState& st) {
+        std::uint64_t h = combine(st.opaque[from], salt);
+        for (std::size_t e = 0; e < offs.size(); ++e) st.arena[offs[e]] = combine(h, e);
+      });
+    } else {
+      v.kind = CValue::Kind::Opaque;
+      v.slot = newOpaque();
+      std::uint32_t slot = v.slot;
+      emit([from, slot, salt](RunState& st) { st.opaque[slot] = combine(st.opaque[from], salt); });
+    }
+    values_[current_] = v;
+  }
+
+  // Everything a hash reads: tensors (by offsets), opaque digests, and a constant for the rest.
+  struct HashInputs {
+    std::vector<Offsets> tensors;
+    std::vector<std::uint32_t> opaques;
+    std::uint64_t constant = 0;
+  };
+
+  void collectHashInputs(const CValue& v, HashInputs& h) {
+    switch (v.kind) {
+      case CValue::Kind::Tensor:
+        h.tensors.push_back(offsetsOf(v.t));
+        h.constant = combine(h.constant, numelOf(v.t.sizes));
+        break;
+      case CValue::Kind::Opaque: h.opaques.push_back(v.slot); break;
+      case CValue::Kind::List:
+        h.constant = combine(h.constant, 0x4c495354 + v.items.size());
+        for (const CValue& item : v.items) collectHashInputs(item, h);
+        break;
+      default: h.constant = combine(h.constant, sourceOf(v).constant); break;
+    }
+  }
+
+  // A step computing the digest of its inputs into a fresh opaque slot; returns the slot.
+  std::uint32_t emitDigest(HashInputs h, std::uint64_t opId) {
+    std::uint32_t slot = newOpaque();
+    std::uint64_t seed = combine(opId, h.constant);
+    emit([h = std::move(h), seed, slot](RunState& st) {
+      std::uint64_t d = seed;
+      for (const Offsets& offs : h.tensors)
+        for (std::uint32_t o : offs) d = combine(d, st.arena[o]);
+      for (std::uint32_t s : h.opaques) d = combine(d, st.opaque[s]);
+      st.opaque[slot] = d;
+    });
+    return slot;
+  }
+
+  // Fills a layout with H(digest, channel, position).
+  void emitHashFill(const Layout& l, std::uint32_t digestSlot, std::uint64_t channel) {
+    Offsets offs = offsetsOf(l);
+    emit([offs = std::move(offs), digestSlot, channel](RunState& st) {
+      std::uint64_t h = combine(st.opaque[digestSlot], channel);
+      for (std::size_t e = 0; e < offs.size(); ++e) st.arena[offs[e]] = combine(h, e);
+    });
+  }
+
+  void compileSchemaless(const Node& n, const OpInfo& info) {
+    HashInputs h;
+    for (const Arg& a : n.args) collectHashInputs(resolve(a), h);
+    for (const auto& [name, a] : n.kwargs) {
+      h.constant = combine(h.constant, hashText(name));
+      collectHashInputs(resolve(a), h);
+    }
+    std::uint32_t digest = emitDigest(std::move(h), info.opId);
+    CValue v;
+    if (std::optional<Shape> shape = annotatedShape(n)) {
+      v.kind = CValue::Kind::Tensor;
+      v.t = fresh(*shape);
+      emitHashFill(v.t, digest, 1000);
+    } else {
+      v.kind = CValue::Kind::Opaque;
+      v.slot = digest;
+    }
+    values_[current_] = v;
+  }
+
+  static bool sameAliasSet(const SchemaType& a, const SchemaType& b) {
+    return a.alias && b.alias && !a.alias->beforeSets.empty() && a.alias->beforeSets == b.alias->beforeSets;
+  }
+
+  // Uninterpreted op with a schema.
+  CValue compileHashOp(const Call& call) {
+    const Schema& s = *call.info.schema;
+    HashInputs h;
+    for (std::size_t k = 0; k < call.args.size(); ++k) {
+      if (s.arguments[k].type.isTensor()) collectHashInputs(call.args[k], h);
+      else h.constant = combine(h.constant, sourceOf(call.args[k]).constant);
+    }
+    std::uint32_t digest = emitDigest(std::move(h), call.info.opId);
+    // Written arguments (storage model): every element gets H(op, inputs, k, position).
+    if (!valueModel_) {
+      for (std::size_t k = 0; k < call.args.size(); ++k) {
+        if (!s.arguments[k].type.isWrite()) continue;
+        const CValue& a = call.args[k];
+        if (a.isTensor()) emitHashFill(a.t, digest, k);
+        else if (a.kind == CValue::Kind::List)
+          for (std::size_t j = 0; j < a.items.size(); ++j)
+            if (a.items[j].isTensor()) emitHashFill(a.items[j].t, digest, combine(k, j));
+      }
+    }
+    std::vector<CValue> results;
+    for (std::size_t r = 0; r < s.returns.size(); ++r) results.push_back(hashReturn(call, r, digest));
+    if (results.empty()) return {};
+    CValue result = results.size() == 1 ? results[0] : CValue{};
+    if (results.size() > 1) {
+      result.kind = CValue::Kind::List;
+      result.items = std::move(results);
+    }
+    return shareAlloc(call, result);
+  }
+
+  std::optional<Shape> returnShape(const Call& call, std::size_t r) {
+    const Schema& s = *call.info.schema;
+    if (s.returns.size() == 1) return annotatedShape(call.node);
+    for (std::size_t user : getitemUsers_[current_]) {
+      const Node& u = program_.graph.nodes[user];
+      if (u.args.size() >= 2 && u.args[1].kind == Arg::Kind::Int && u.args[1].integer == static_cast<std::int64_t>(r))
+        return annotatedShape(u);
+    }
+    return std::nullopt;
+  }
+
+  CValue hashReturn(const Call& call, std::size_t r, std::uint32_t digest) {
+    const Schema& s = *call.info.schema;
+    const SchemaType& type = s.returns[r].type;
+    CValue v;
+    if (!type.isTensor()) {
+      v.kind = CValue::Kind::Opaque;
+      v.slot = newOpaque();
+      std::uint32_t slot = v.slot;
+      emit([slot, digest, r](RunState& st) { st.opaque[slot] = combine(st.opaque[digest], 5000 + r); });
+      return v;
+    }
+    if (type.isList) fail(call.node.target + ": uninterpreted op returning a tensor list");
+    // A return aliasing an argument.
+    for (std::size_t k = 0; k < s.arguments.size(); ++k) {
+      if (!sameAliasSet(type, s.arguments[k].type) || !call.args[k].isTensor()) continue;
+      const Layout& arg = call.args[k].t;
+      if (s.arguments[k].type.isWrite()) {
+        if (!valueModel_) return call.args[k];
+        v.kind = CValue::Kind::Tensor;  // the new version: the same contents, fresh
+        v.t = fresh(arg.sizes);
+        emitHashFill(v.t, digest, k);
+        return v;
+      }
+      // An unknown view: only the whole-tensor case is representable.
+      std::optional<Shape> shape = returnShape(call, r);
+      if (shape && *shape == arg.sizes && !valueModel_) return call.args[k];
+      if (!shape || *shape != arg.sizes) fail(call.node.target + ": unknown view op");
+      v.kind = CValue::Kind::Tensor;
+      v.t = fresh(*shape);
+      Offsets from = offsetsOf(arg), to = offsetsOf(v.t);
+      emit([from = std::move(from), to = std::move(to)](RunState& st) {
+        for (std::size_t e = 0; e < to.size(); ++e) st.arena[to[e]] = st.arena[from[e]];
+      });
+      return v;
+    }
+    std::optional<Shape> shape = returnShape(call, r);
+    if (!shape) {
+      if (getitemUsers_[current_].empty() && s.returns.size() > 1) {  // never read: no storage
+        v.kind = CValue::Kind::Opaque;
+        v.slot = digest;
+        return v;
+      }
+      fail("%" + call.node.name + " (" + call.node.target + "): result shape unknown (no annotation)");
+    }
+    v.kind = CValue::Kind::Tensor;
+    v.t = fresh(*shape);
+    emitHashFill(v.t, digest, 1000 + r);
+    return v;
+  }
+
+  // _share_alloc_with_arg_idx = k (storage model): the result lives in argument k's storage.
+  CValue shareAlloc(const Call& call, CValue result) {
+    std::optional<int> k = call.node.shareAllocArgIndex();
+    if (!k || valueModel_ || !result.isTensor()) return result;
+    if (*k < 0 || static_cast<std::size_t>(*k) >= call.node.args.size()) fail("_share_alloc_with_arg_idx out of range");
+    CValue base = resolve(call.node.args[static_cast<std::size_t>(*k)]);
+    if (!base.isTensor()) fail("_share_alloc_with_arg_idx names a non-tensor argument");
+    Layout shared;
+    shared.storage = base.t.storage;
+    shared.offset = base.t.offset;
+    shared.sizes = result.t.sizes;
+    shared.strides = contiguousStrides(shared.sizes);
+    if (shared.offset + numelOf(shared.sizes) > storageSize_[shared.storage])
+      fail("_share_alloc_with_arg_idx: the result does not fit in argument's storage");
+    // The result was computed into fresh storage; move it into the shared place.
+    Offsets from = offsetsOf(result.t), to = offsetsOf(shared);
+    emit([from = std::move(from), to = std::move(to)](RunState& st) {
+      for (std::size_t e = 0; e < to.size(); ++e) st.arena[to[e]] = st.arena[from[e]];
+    });
+    result.t = shared;
+    return result;
+  }
+
+  // --- views ---
+
+  Layout viewLayout(const Call& call, bool& needsCopy) {
+    const OpKind kind = call.info.kind;
+    const Layout& self = tensorArg(call.arg("self"), "self");
+    Layout l = self;
+    std::size_t rank = self.sizes.size();
+    switch (kind) {
+      case OpKind::Select: {
+        std::size_t d = static_cast<std::size_t>(normDim(asInt(call.arg("dim"), "dim"), rank));
+        if (rank == 0) fail("select on a 0-d tensor");
+        std::int64_t i = asInt(call.arg("index"), "index");
+        if (i < 0) i += self.sizes[d];
+        if (i < 0 || i >= self.sizes[d]) fail("select index out of range");
+        l.offset += i * self.strides[d];
+        l.sizes.erase(l.sizes.begin() + static_cast<std::ptrdiff_t>(d));
+        l.strides.erase(l.strides.begin() + static_cast<std::ptrdiff_t>(d));
+        return l;
+      }
+      case OpKind::Slice:
+      case OpKind::Narrow: {
+        std::size_t d = static_cast<std::size_t>(normDim(asInt(call.arg("dim"), "dim"), rank));
+        if (rank == 0) fail("slice of a 0-d tensor");
+        std::int64_t size = self.sizes[d], start, end, step = 1;
+        if (kind == OpKind::Narrow) {
+          start = asInt(call.arg("start"), "start");
+          if (start < 0) start += size;
+          end = start + asInt(call.arg("length"), "length");
+          if (start < 0 || end > size || end < start) fail("narrow out of range");
+        } else {
+          start = asOptInt(call.arg("start"), "start").value_or(0);
+          end = asOptInt(call.arg("end"), "end").value_or(size);
+          step = asInt(call.arg("step"), "step");
+          if (step <= 0) fail("slice step must be positive");
+          if (start < 0) start += size;
+          if (end < 0) end += size;
+          start = std::clamp<std::int64_t>(start, 0, size);
+          end = std::clamp<std::int64_t>(end, start, size);
+        }
+        l.offset += start * self.strides[d];
+        l.sizes[d] = (end - start + step - 1) / step;
+        l.strides[d] *= step;
+        return l;
+      }
+      case OpKind::Expand: return expandTo(self, asIntList(call.arg("size"), "size"));
+      case OpKind::ExpandAs: return expandTo(self, tensorArg(call.arg("other"), "other").sizes);
+      case OpKind::Transpose:
+      case OpKind::T: {
+        if (kind == OpKind::T && rank < 2) return l;
+        std::size_t a = kind == OpKind::T ? 0 : static_cast<std::size_t>(normDim(asInt(call.arg("dim0"), "dim0"), rank));
+        std::size_t b = kind == OpKind::T ? 1 : static_cast<std::size_t>(normDim(asInt(call.arg("dim1"), "dim1"), rank));
+        if (rank == 0) return l;
+        std::swap(l.sizes[a], l.sizes[b]);
+        std::swap(l.strides[a], l.strides[b]);
+        return l;
+      }
+      case OpKind::Permute: {
+        Shape dims = asIntList(call.arg("dims"), "dims");
+        if (dims.size() != rank) fail("permute: wrong number of dims");
+        std::vector<bool> seen(rank, false);
+        for (std::size_t i = 0; i < rank; ++i) {
+          std::size_t d = static_cast<std::size_t>(normDim(dims[i], rank));
+          if (seen[d]) fail("permute: repeated dim");
+          seen[d] = true;
+          l.sizes[i] = self.sizes[d];
+          l.strides[i] = self.strides[d];
+        }
+        return l;
+      }
+      case OpKind::Unsqueeze: {
+        std::int64_t d = asInt(call.arg("dim"), "dim");
+        std::int64_t r = static_cast<std::int64_t>(rank);
+        if (d < -r - 1 || d > r) fail("unsqueeze: dim out of range");
+        if (d < 0) d += r + 1;
+        std::size_t u = static_cast<std::size_t>(d);
+        std::int64_t stride = u < rank ? self.sizes[u] * self.strides[u] : 1;
+        l.sizes.insert(l.sizes.begin() + d, 1);
+        l.strides.insert(l.strides.begin() + d, stride);
+        return l;
+      }
+      case OpKind::Squeeze: {
+        std::vector<bool> drop(rank, false);
+        if (call.has("dim")) {
+          for (std::int64_t d : asIntList(call.arg("dim"), "dim")) {
+            if (rank == 0) break;
+            std::size_t u = static_cast<std::size_t>(normDim(d, rank));
+            drop[u] = self.sizes[u] == 1;
+          }
+        } else {
+          for (std::size_t u = 0; u < rank; ++u) drop[u] = self.sizes[u] == 1;
+        }
+        l.sizes.clear();
+        l.strides.clear();
+        for (std::size_t u = 0; u < rank; ++u)
+          if (!drop[u]) l.sizes.push_back(self.sizes[u]), l.strides.push_back(self.strides[u]);
+        return l;
+      }
+      case OpKind::View:
+      case OpKind::ViewAs: {
+        Shape target = kind == OpKind::ViewAs ? tensorArg(call.arg("other"), "other").sizes
+                                              : asIntList(call.arg(call.has("size") ? "size" : "shape"), "size");
+        std::int64_t known = 1, infer = -1;
+        for (std::size_t i = 0; i < target.size(); ++i) {
+          if (target[i] == -1) {
+            if (infer >= 0) fail("view: two -1 sizes");
+            infer = static_cast<std::int64_t>(i);
+          } else known *= target[i];
+        }
+        std::int64_t n = numelOf(self.sizes);
+        if (infer >= 0) target[static_cast<std::size_t>(infer)] = known == 0 ? 0 : n / known;
+        if (numelOf(target) != n) fail("view: size mismatch");
+        if (!isContiguous(self)) {
+          if (call.info.schema->name == "view" && !call.info.copyVariant) fail("view of a non-contiguous tensor");
+          needsCopy = true;  // reshape semantics
+        }
+        l.sizes = target;
+        l.strides = contiguousStrides(target);
+        return l;
+      }
+      case OpKind::Diagonal: {
+        std::int64_t off = asInt(call.arg("offset"), "offset");
+        std::size_t d1 = static_cast<std::size_t>(normDim(asInt(call.arg("dim1"), "dim1"), rank));
+        std::size_t d2 = static_cast<std::size_t>(normDim(asInt(call.arg("dim2"), "dim2"), rank));
+        if (rank < 2 || d1 == d2) fail("diagonal: bad dims");
+        std::int64_t len = off >= 0 ? std::min(self.sizes[d1], self.sizes[d2] - off)
+                                    : std::min(self.sizes[d1] + off, self.sizes[d2]);
+        len = std::max<std::int64_t>(len, 0);
+        if (len > 0) l.offset += off >= 0 ? off * self.strides[d2] : -off * self.strides[d1];
+        l.sizes.clear();
+        l.strides.clear();
+        for (std::size_t u = 0; u < rank; ++u)
+          if (u != d1 && u != d2) l.sizes.push_back(self.sizes[u]), l.strides.push_back(self.strides[u]);
+        l.sizes.push_back(len);
+        l.strides.push_back(self.strides[d1] + self.strides[d2]);
+        return l;
+      }
+      case OpKind::AsStrided: {
+        l.sizes = asIntList(call.arg("size"), "size");
+        l.strides = asIntList(call.arg("stride"), "stride");
+        if (l.sizes.size() != l.strides.size()) fail("as_strided: size and stride differ in rank");
+        l.offset = asOptInt(call.arg("storage_offset"), "storage_offset").value_or(self.offset);
+        return l;
+      }
+      case OpKind::Alias: return l;
+      case OpKind::Contiguous:
+        needsCopy = !isContiguous(self);
+        return l;
+      default: fail("not a view");
+    }
+  }
+
+  std::vector<Layout> listViewLayouts(const Call& call) {
+    const Layout& self = tensorArg(call.arg("self"), "self");
+    std::size_t rank = self.sizes.size();
+    std::size_t d = static_cast<std::size_t>(normDim(asInt(call.arg("dim"), "dim"), rank));
+    if (rank == 0) fail("split of a 0-d tensor");
+    std::int64_t size = self.sizes[d];
+    std::vector<Layout> parts;
+    if (call.info.kind == OpKind::Unbind) {
+      for (std::int64_t i = 0; i < size; ++i) {
+        Layout l = self;
+        l.offset += i * self.strides[d];
+        l.sizes.erase(l.sizes.begin() + static_cast<std::ptrdiff_t>(d));
+        l.strides.erase(l.strides.begin() + static_cast<std::ptrdiff_t>(d));
+        parts.push_back(l);
+      }
+      return parts;
+    }
+    Shape sizes;
+    if (call.info.kind == OpKind::SplitWithSizes) {
+      sizes = asIntList(call.arg("split_sizes"), "split_sizes");
+      std::int64_t total = 0;
+      for (std::int64_t s : sizes) total += s;
+      if (total != size) fail("split_with_sizes: sizes do not add up");
+    } else {
+      std::int64_t chunk = 0;
+      if (call.info.kind == OpKind::Chunk) {
+        std::int64_t chunks = asInt(call.arg("chunks"), "chunks");
+        if (chunks <= 0) fail("chunk: chunks must be positive");
+        chunk = (size + chunks - 1) / chunks;
+      } else {
+        chunk = asInt(call.arg("split_size"), "split_size");
+      }
+      if (chunk <= 0 && size > 0) fail("split: size must be positive");
+      for (std::int64_t at = 0; at < size; at += chunk) sizes.push_back(std::min(chunk, size - at));
+      if (size == 0) sizes.push_back(0);
+    }
+    std::int64_t at = 0;
+    for (std::int64_t s : sizes) {
+      Layout l = self;
+      l.offset += at * self.strides[d];
+      l.sizes[d] = s;
+      parts.push_back(l);
+      at += s;
+    }
+    return parts;
+  }
+
+  CValue materialize(const Layout& from) {
+    CValue v;
+    v.kind = CValue::Kind::Tensor;
+    v.t = fresh(from.sizes);
+    Offsets src = offsetsOf(from), dst = offsetsOf(v.t);
+    emit([src = std::move(src), dst = std::move(dst)](RunState& st) {
+      for (std::size_t e = 0; e < dst.size(); ++e) st.arena[dst[e]] = st.arena[src[e]];
+    });
+    return v;
+  }
+
+  bool viewIsCopy(const Call& call) const {
+    if (valueModel_) return true;
+    if (!call.info.copyVariant) return false;
+    if (options_.viewMode == ViewMode::CopyViews) return true;
+    // AliasViews: every copy variant becomes a view, except a view_copy the program returns.
+    return call.info.schema->name == "view_copy" && keptViewCopy_[current_];
+  }
+
+  CValue compileView(const Call& call) {
+    const bool copy = viewIsCopy(call);
+    if (isListViewKind(call.info.kind)) {
+      CValue list;
+      list.kind = CValue::Kind::List;
+      for (const Layout& part : listViewLayouts(call)) {
+        if (copy) list.items.push_back(materialize(part));
+        else {
+          CValue v;
+          v.kind = CValue::Kind::Tensor;
+          v.t = part;
+          list.items.push_back(v);
+        }
+      }
+      return list;
+    }
+    bool needsCopy = false;
+    Layout l = viewLayout(call, needsCopy);
+    if (needsCopy) {  // reshape of a non-contiguous tensor: a copy in the self's order, then a view
+      CValue c = materialize(tensorArg(call.arg("self"), "self"));
+      l.storage = c.t.storage;
+      l.offset = 0;
+      l.strides = contiguousStrides(l.sizes);
+      if (call.info.kind == OpKind::Contiguous) return c;
+    }
+    if (copy) return materialize(l);
+    CValue v;
+    v.kind = CValue::Kind::Tensor;
+    v.t = l;
+    return v;
+  }
+
+  // split_with_sizes_copy.out / unbind_copy.int_out: the parts copied into `out`.
+  CValue compileListViewOut(const Call& call) {
+    std::vector<Layout> parts = listViewLayouts(call);
+    const CValue& out = call.arg("out");
+    if (out.kind != CValue::Kind::List || out.items.size() != parts.size()) fail(call.node.target + ": out list arity");
+    for (std::size_t j = 0; j < parts.size(); ++j) {
+      const Layout& dst = tensorArg(out.items[j], "out");
+      if (dst.sizes != parts[j].sizes) fail(call.node.target + ": out shape mismatch");
+      if (valueModel_) continue;  // value semantics: arguments are never written
+      Offsets src = offsetsOf(parts[j]), to = offsetsOf(dst);
+      Operand in{std::move(src), 0, false, 0};
+      emit(makeStep({std::move(in)}, {to.size()},
+                    [](RunState&, const std::vector<Buffer>& i, std::vector<Buffer>& o) { o[0] = i[0]; }, {to}));
+    }
+    return {};
+  }
+
+  // --- interpreted kernels ---
+
+  Operand operandOf(const CValue& v, const Shape& target) {
+    Operand op;
+    op.count = static_cast<std::size_t>(numelOf(target));
+    if (v.isTensor()) op.offsets = offsetsOf(expandTo(v.t, target));
+    else {
+      op.isConstant = true;
+      op.constant = asScalar(v);
+    }
+    return op;
+  }
+
+  Operand operandOwnShape(const CValue& v, const char* what) {
+    const Layout& l = tensorArg(v, what);
+    Operand op;
+    op.offsets = offsetsOf(l);
+    op.count = op.offsets.size();
+    return op;
+  }
+
+  static Shape shapeOf(const CValue& v) { return v.isTensor() ? v.t.sizes : Shape{}; }
+
+  // The destination of a single tensor result of shape `shape`, and the result value.
+  CValue destinationFor(const Call& call, const Shape& shape, Offsets& dest) {
+    const Schema& s = *call.info.schema;
+    CValue v;
+    if (!valueModel_ && !s.returns.empty()) {
+      for (std::size_t k = 0; k < s.arguments.size(); ++k) {
+        if (!s.arguments[k].type.isWrite() || !sameAliasSet(s.returns[0].type, s.arguments[k].type)) continue;
+        const Layout& l = tensorArg(call.args[k], "written argument");
+        if (l.sizes != shape) fail("%" + call.node.name + ": result shape differs from the written argument's");
+        dest = offsetsOf(l);
+        return call.args[k];
+      }
+    }
+    v.kind = CValue::Kind::Tensor;
+    v.t = fresh(shape);
+    dest = offsetsOf(v.t);
+    return v;
+  }
+
+  // Compiles one kernel: operands, output shape, the compute function; in-place ops compute
+  // with the self's shape and write the self; out= variants write `out`.
+  CValue compileKernel(const Call& call) {
+    const OpKind kind = call.info.kind;
+    // Foreach ops: several results.
+    if (kind == OpKind::ForeachAdd || kind == OpKind::ForeachSub || kind == OpKind::ForeachMul) return compileForeach(call);
+
+    const bool inplace = call.info.inplace;
+    std::vector<Operand> ins;
+    Shape shape;
+    Compute compute;
+    auto selfShape = [&] { return tensorArg(call.arg("self"), "self").sizes; };
+
+    switch (kind) {
+      case OpKind::Add:
+      case OpKind::Sub:
+      case OpKind::Rsub:
+      case OpKind::Mul: {
+        const CValue& self = call.arg("self");
+        const CValue& other = call.arg("other");
+        shape = inplace ? selfShape() : broadcastShapes(shapeOf(self), shapeOf(other));
+        ins.push_back(operandOf(self, shape));
+        ins.push_back(operandOf(other, shape));
+        std::uint64_t alpha = call.has("alpha") ? asScalar(call.arg("alpha")) : 1;
+        if (call.has("alpha") && call.arg("alpha").isNone()) alpha = 1;
+        compute = [kind, alpha](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
+          const Buffer &a = in[0], &b = in[1];
+          Buffer& o = out[0];
+          for (std::size_t e = 0; e < o.size(); ++e) {
+            switch (kind) {
+              case OpKind::Add: o[e] = a[e] + b[e] * alpha; break;
+              case OpKind::Sub: o[e] = a[e] - b[e] * alpha; break;
+              case OpKind::Rsub: o[e] = b[e] - a[e] * alpha; break;
+              default: o[e] = a[e] * b[e]; break;
+            }
+          }
+        };
+        break;
+      }
+      case OpKind::Neg:
+        shape = selfShape();
+        ins.push_back(operandOf(call.arg("self"), shape));
+        compute = [](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
+          for (std::size_t e = 0; e < out[0].size(); ++e) out[0][e] = 0 - in[0][e];
+        };
+        break;
+      case OpKind::Sum:
+      case OpKind::Mean: return compileReduction(call);
+      case OpKind::Copy:
+      case OpKind::Clone:
+      case OpKind::Fill:
+      case OpKind::Zero:
+      case OpKind::FactoryLike: {
+        shape = selfShape();
+        if (kind == OpKind::Copy) ins.push_back(operandOf(call.arg("src"), shape));
+        else if (kind == OpKind::Clone) ins.push_back(operandOf(call.arg("self"), shape));
+        else if (kind == OpKind::Fill) ins.push_back(operandOf(call.arg("value"), shape));
+        else if (kind == OpKind::Zero) ins.push_back(operandOf(CValue{}, shape));
+        else ins.push_back(factoryFill(call, shape));
+        compute = [](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) { out[0] = in[0]; };
+        break;
+      }
+      case OpKind::Factory: {
+        shape = asIntList(call.arg("size"), "size");
+        ins.push_back(factoryFill(call, shape));
+        compute = [](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) { out[0] = in[0]; };
+        break;
+      }
+      case OpKind::Arange: {
+        std::int64_t start = call.has("start") ? asInt(call.arg("start"), "start") : 0;
+        std::int64_t end = asInt(call.arg("end"), "end");
+        std::int64_t step = call.has("step") ? asInt(call.arg("step"), "step") : 1;
+        if (step == 0) fail("arange: step 0");
+        std::int64_t n = step > 0 ? (end - start + step - 1) / step : (start - end - step - 1) / -step;
+        shape = {std::max<std::int64_t>(n, 0)};
+        compute = [start, step](RunState&, const std::vector<Buffer>&, std::vector<Buffer>& out) {
+          for (std::size_t e = 0; e < out[0].size(); ++e)
+            out[0][e] = static_cast<std::uint64_t>(start) + static_cast<std::uint64_t>(step) * e;
+        };
+        break;
+      }
+      case OpKind::Where: {
+        const CValue &c = call.arg("condition"), &a = call.arg("self"), &b = call.arg("other");
+        shape = broadcastShapes(broadcastShapes(shapeOf(c), shapeOf(a)), shapeOf(b));
+        ins.push_back(operandOf(c, shape));
+        ins.push_back(operandOf(a, shape));
+        ins.push_back(operandOf(b, shape));
+        compute = [](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
+          for (std::size_t e = 0; e < out[0].size(); ++e) out[0][e] = (in[0][e] & 1) ? in[1][e] : in[2][e];
+        };
+        break;
+      }
+      case OpKind::MaskedFill: {
+        const CValue &self = call.arg("self"), &mask = call.arg("mask");
+        shape = inplace ? selfShape() : broadcastShapes(shapeOf(self), shapeOf(mask));
+        ins.push_back(operandOf(self, shape));
+        ins.push_back(operandOf(mask, shape));
+        ins.push_back(operandOf(call.arg("value"), shape));
+        compute = [](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
+          for (std::size_t e = 0; e < out[0].size(); ++e) out[0][e] = (in[1][e] & 1) ? in[2][e] : in[0][e];
+        };
+        break;
+      }
+      case OpKind::IndexPut:
+      case OpKind::IndexTensor: return compileAdvancedIndex(call);
+      case OpKind::IndexCopy:
+      case OpKind::IndexAdd:
+      case OpKind::IndexSelect: return compileIndexDim(call);
+      case OpKind::Scatter:
+      case OpKind::ScatterAdd: return compileScatter(call);
+      case OpKind::SliceScatter:
+      case OpKind::SelectScatter:
+      case OpKind::Cat:
+      case OpKind::Stack: return compileAssemble(call);
+      default: fail("internal: kernel not handled");
+    }
+    return finishSingle(call, std::move(ins), shape, std::move(compute));
+  }
+
+  Operand factoryFill(const Call& call, const Shape& shape) {
+    std::string_view name = call.info.schema->name;
+    CValue value;
+    value.kind = CValue::Kind::Int;
+    if (name.starts_with("ones")) value.i = 1;
+    else if (name.starts_with("full")) value = call.arg("fill_value");
+    return operandOf(value, shape);
+  }
+
+  CValue finishSingle(const Call& call, std::vector<Operand> ins, const Shape& shape, Compute compute) {
+    Offsets dest;
+    CValue result = destinationFor(call, shape, dest);
+    std::size_t n = static_cast<std::size_t>(numelOf(shape));
+    emit(makeStep(std::move(ins), {n}, std::move(compute), {std::move(dest)}));
+    return shareAlloc(call, result);
+  }
+
+  CValue compileReduction(const Call& call) {
+    const Layout& self = tensorArg(call.arg("self"), "self");
+    const std::size_t rank = self.sizes.size();
+    std::vector<bool> reduce(rank, true);
+    bool keepdim = false;
+    if (call.has("dim")) {
+      const CValue& dims = call.arg("dim");
+      if (!dims.isNone() && !(dims.kind == CValue::Kind::List && dims.items.empty())) {
+        reduce.assign(rank, false);
+        for (std::int64_t d : asIntList(dims, "dim")) reduce[static_cast<std::size_t>(normDim(d, rank))] = true;
+      }
+      if (call.has("keepdim")) keepdim = asInt(call.arg("keepdim"), "keepdim") != 0;
+    }
+    Shape shape;
+    for (std::size_t d = 0; d < rank; ++d) {
+      if (!reduce[d]) shape.push_back(self.sizes[d]);
+      else if (keepdim) shape.push_back(1);
+    }
+    // Static map: input element (row-major) -> output element.
+    Shape outStrides(rank, 0);
+    {
+      std::int64_t stride = 1;
+      for (std::size_t d = rank; d-- > 0;)
+        if (!reduce[d]) outStrides[d] = stride, stride *= self.sizes[d];
+    }
+    std::int64_t n = numelOf(self.sizes);
+    charge(static_cast<std::size_t>(n));
+    Offsets map(static_cast<std::size_t>(n));
+    std::vector<std::int64_t> idx(rank, 0);
+    for (std::int64_t e = 0; e < n; ++e) {
+      std::int64_t o = 0;
+      for (std::size_t d = 0; d < rank; ++d) o += idx[d] * outStrides[d];
+      map[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(o);
+      for (std::size_t d = rank; d-- > 0;) {
+        if (++idx[d] < self.sizes[d]) break;
+        idx[d] = 0;
+      }
+    }
+    std::int64_t outN = numelOf(shape);
+    std::int64_t count = outN == 0 ? 0 : n / std::max<std::int64_t>(outN, 1);
+    const bool mean = call.info.kind == OpKind::Mean;
+    std::vector<Operand> ins{operandOwnShape(call.arg("self"), "self")};
+    Compute compute = [map = std::move(map), mean, count](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
+      for (std::size_t e = 0; e < map.size(); ++e) out[0][map[e]] += in[0][e];
+      if (mean)
+        for (std::uint64_t& v : out[0]) v = count > 0 ? static_cast<std::uint64_t>(static_cast<std::int64_t>(v) / count) : 0;
+    };
+    return finishSingle(call, std::move(ins), shape, std::move(compute));
+  }
+
+  // index_put / index.Tensor: advanced indexing with a list of optional index tensors.
+  CValue compileAdvancedIndex(const Call& call) {
+    const Layout& self = tensorArg(call.arg("self"), "self");
+    const Shape& S = self.sizes;
+    const CValue& indices = call.arg("indices");
+    if (indices.kind != CValue::Kind::List) fail("index: indices must be a list");
+    if (indices.items.size() > S.size()) fail("index: too many indices");
+    std::vector<std::size_t> indexed;
+    Shape I;
+    for (std::size_t j = 0; j < indices.items.size(); ++j) {
+      if (indices.items[j].isNone()) continue;
+      const Layout& ix = tensorArg(indices.items[j], "index");
+      indexed.push_back(j);
+      I = indexed.size() == 1 ? ix.sizes : broadcastShapes(I, ix.sizes);
+    }
+    if (indexed.empty()) fail("index: no index tensors");
+    const bool adjacent = indexed.back() - indexed.front() + 1 == indexed.size();
+    // Result shape R and, for each position of R, the static part of the self offset and the
+    // position in I.
+    Shape R;
+    std::vector<int> dimRole;  // per R dim: -1 I dims (placed once), else the self dim
+    std::vector<bool> isIndexed(S.size(), false);
+    for (std::size_t j : indexed) isIndexed[j] = true;
+    auto pushI = [&] {
+      for (std::int64_t s : I) R.push_back(s), dimRole.push_back(-1);
+    };
+    if (!adjacent) pushI();
+    for (std::size_t d = 0; d < S.size(); ++d) {
+      if (isIndexed[d]) {
+        if (adjacent && d == indexed.front()) pushI();
+        continue;
+      }
+      R.push_back(S[d]);
+      dimRole.push_back(static_cast<int>(d));
+    }
+    Shape cs = contiguousStrides(S);
+    std::int64_t nR = numelOf(R);
+    charge(static_cast<std::size_t>(2 * nR));
+    Offsets basePos(static_cast<std::size_t>(nR)), iPos(static_cast<std::size_t>(nR));
+    Shape Istrides = contiguousStrides(I);
+    std::vector<std::int64_t> idx(R.size(), 0);
+    for (std::int64_t e = 0; e < nR; ++e) {
+      std::int64_t base = 0, ip = 0;
+      std::size_t iDim = 0;
+      for (std::size_t r = 0; r < R.size(); ++r) {
+        if (dimRole[r] < 0) ip += idx[r] * Istrides[iDim++];
+        else base += idx[r] * cs[static_cast<std::size_t>(dimRole[r])];
+      }
+      basePos[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(base);
+      iPos[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(ip);
+      for (std::size_t r = R.size(); r-- > 0;) {
+        if (++idx[r] < R[r]) break;
+        idx[r] = 0;
+      }
+    }
+    std::vector<Operand> ins{operandOwnShape(call.arg("self"), "self")};
+    std::vector<std::pair<std::int64_t, std::int64_t>> dims;  // (size, contiguous stride) per index
+    for (std::size_t j : indexed) {
+      ins.push_back(operandOf(indices.items[j], I));
+      dims.emplace_back(S[j], cs[j]);
+    }
+    if (call.info.kind == OpKind::IndexTensor) {
+      Compute compute = [basePos = std::move(basePos), iPos = std::move(iPos), dims](
+                            RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
+        for (std::size_t e = 0; e < basePos.size(); ++e) {
+          std::int64_t pos = basePos[e];
+          for (std::size_t k = 0; k < dims.size(); ++k) pos += wrapIndex(in[1 + k][iPos[e]], dims[k].first) * dims[k].second;
+          out[0][e] = in[0][static_cast<std::size_t>(pos)];
+        }
+      };
+      return finishSingle(call, std::move(ins), R, std::move(compute));
+    }
+    ins.push_back(operandOf(call.arg("values"), R));
+    const bool accumulate = asInt(call.arg("accumulate"), "accumulate") != 0;
+    const std::size_t valuesAt = ins.size() - 1;
+    Compute compute = [basePos = std::move(basePos), iPos = std::move(iPos), dims, accumulate, valuesAt](
+                          RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
+      out[0] = in[0];
+      for (std::size_t e = 0; e < basePos.size(); ++e) {
+        std::int64_t pos = basePos[e];
+        for (std::size_t k = 0; k < dims.size(); ++k) pos += wrapIndex(in[1 + k][iPos[e]], dims[k].first) * dims[k].second;
+        std::uint64_t& slot = out[0][static_cast<std::size_t>(pos)];
+        slot = accumulate ? slot + in[valuesAt][e] : in[valuesAt][e];
+      }
+    };
+    return finishSingle(call, std::move(ins), S, std::move(compute));
+  }
+
+  // index_copy / index_add / index_select: an index along one dimension.
+  CValue compileIndexDim(const Call& call) {
+    const OpKind kind = call.info.kind;
+    const Layout& self = tensorArg(call.arg("self"), "self");
+    const Shape& S = self.sizes;
+    const std::size_t d = static_cast<std::size_t>(normDim(asInt(call.arg("dim"), "dim"), S.size()));
+    const Layout& index = tensorArg(call.arg("index"), "index");
+    if (index.sizes.size() > 1) fail("index along a dim: index must be 0-d or 1-d");
+    const std::int64_t L = numelOf(index.sizes);
+    const std::int64_t dimSize = S.empty() ? 1 : S[d];
+    Shape iterShape = S;  // the source (copy/add) or result (select) shape
+    if (!S.empty()) iterShape[d] = L;
+    Shape cs = contiguousStrides(S);
+    const std::int64_t dimStride = S.empty() ? 1 : cs[d];
+    std::int64_t n = numelOf(iterShape);
+    charge(static_cast<std::size_t>(2 * n));
+    Offsets basePos(static_cast<std::size_t>(n)), coord(static_cast<std::size_t>(n));
+    std::vector<std::int64_t> idx(iterShape.size(), 0);
+    for (std::int64_t e = 0; e < n; ++e) {
+      std::int64_t base = 0;
+      for (std::size_t k = 0; k < iterShape.size(); ++k)
+        if (k != d) base += idx[k] * cs[k];
+      basePos[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(base);
+      coord[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(iterShape.empty() ? 0 : idx[d]);
+      for (std::size_t k = iterShape.size(); k-- > 0;) {
+        if (++idx[k] < iterShape[k]) break;
+        idx[k] = 0;
+      }
+    }
+    std::vector<Operand> ins{operandOwnShape(call.arg("self"), "self"), operandOwnShape(call.arg("index"), "index")};
+    if (kind == OpKind::IndexSelect) {
+      Compute compute = [basePos = std::move(basePos), coord = std::move(coord), dimSize, dimStride](
+                            RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
+        for (std::size_t e = 0; e < basePos.size(); ++e)
+          out[0][e] = in[0][basePos[e] + static_cast<std::size_t>(wrapIndex(in[1][coord[e]], dimSize) * dimStride)];
+      };
+      return finishSingle(call, std::move(ins), iterShape, std::move(compute));
+    }
+    const CValue& source = call.arg("source");
+    if (shapeOf(source) != iterShape) fail("index_copy/index_add: source shape mismatch");
+    ins.push_back(operandOf(source, iterShape));
+    const bool add = kind == OpKind::IndexAdd;
+    const std::uint64_t alpha = add && call.has("alpha") ? asScalar(call.arg("alpha")) : 1;
+    Compute compute = [basePos = std::move(basePos), coord = std::move(coord), dimSize, dimStride, add, alpha](
+                          RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
+      out[0] = in[0];
+      for (std::size_t e = 0; e < basePos.size(); ++e) {
+        std::uint64_t& slot = out[0][basePos[e] + static_cast<std::size_t>(wrapIndex(in[1][coord[e]], dimSize) * dimStride)];
+        slot = add ? slot + in[2][e] * alpha : in[2][e];
+      }
+    };
+    return finishSingle(call, std::move(ins), S, std::move(compute));
+  }
+
+  CValue compileScatter(const Call& call) {
+    const Layout& self = tensorArg(call.arg("self"), "self");
+    const Shape& S = self.sizes;
+    const std::size_t d = static_cast<std::size_t>(normDim(asInt(call.arg("dim"), "dim"), S.size()));
+    const Layout& index = tensorArg(call.arg("index"), "index");
+    const Shape& X = index.sizes;
+    if (X.size() != S.size() && !(X.empty() && S.empty())) fail("scatter: index rank differs from self's");
+    const CValue& src = call.has("src") ? call.arg("src") : call.arg("value");
+    const Shape srcShape = shapeOf(src);
+    for (std::size_t k = 0; k < X.size(); ++k) {
+      if (k != d && X[k] > S[k]) fail("scatter: index larger than self");
+      if (src.isTensor() && (srcShape.size() != X.size() || X[k] > srcShape[k])) fail("scatter: index larger than src");
+    }
+    Shape cs = contiguousStrides(S);
+    Shape srcStrides = contiguousStrides(srcShape);
+    const std::int64_t dimSize = S.empty() ? 1 : S[d], dimStride = S.empty() ? 1 : cs[d];
+    std::int64_t n = numelOf(X);
+    charge(static_cast<std::size_t>(2 * n));
+    Offsets basePos(static_cast<std::size_t>(n)), srcPos(static_cast<std::size_t>(n));
+    std::vector<std::int64_t> idx(X.size(), 0);
+    for (std::int64_t e = 0; e < n; ++e) {
+      std::int64_t base = 0, sp = 0;
+      for (std::size_t k = 0; k < X.size(); ++k) {
+        if (k != d) base += idx[k] * cs[k];
+        if (src.isTensor()) sp += idx[k] * srcStrides[k];
+      }
+      basePos[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(base);
+      srcPos[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(sp);
+      for (std::size_t k = X.size(); k-- > 0;) {
+        if (++idx[k] < X[k]) break;
+        idx[k] = 0;
+      }
+    }
+    std::vector<Operand> ins{operandOwnShape(call.arg("self"), "self"), operandOwnShape(call.arg("index"), "index")};
+    const bool isConst = !src.isTensor();
+    if (isConst) {
+      Operand c;
+      c.isConstant = true;
+      c.constant = asScalar(src);
+      c.count = 1;
+      ins.push_back(c);
+    } else {
+      ins.push_back(operandOwnShape(src, "src"));
+    }
+    const bool add = call.info.kind == OpKind::ScatterAdd;
+    Compute compute = [basePos = std::move(basePos), srcPos = std::move(srcPos), dimSize, dimStride, add, isConst](
+                          RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
+      out[0] = in[0];
+      for (std::size_t e = 0; e < basePos.size(); ++e) {
+        std::uint64_t v = isConst ? in[2][0] : in[2][srcPos[e]];
+        std::uint64_t& slot = out[0][basePos[e] + static_cast<std::size_t>(wrapIndex(in[1][e], dimSize) * dimStride)];
+        slot = add ? slot + v : v;
+      }
+    };
+    return finishSingle(call, std::move(ins), S, std::move(compute));
+  }
+
+  // slice_scatter, select_scatter, cat, stack: the output assembled from pieces placed at
+  // static positions.
+  CValue compileAssemble(const Call& call) {
+    const OpKind kind = call.info.kind;
+    Shape shape;
+    std::vector<const CValue*> pieces;
+    std::vector<Layout> placements;  // where each piece goes, as a layout over a contiguous output
+    bool startFromSelf = false;
+    if (kind == OpKind::SliceScatter || kind == OpKind::SelectScatter) {
+      const Layout& self = tensorArg(call.arg("self"), "self");
+      shape = self.sizes;
+      startFromSelf = true;
+      Layout out;
+      out.sizes = shape;
+      out.strides = contiguousStrides(shape);
+      // Reuse the view rules on a contiguous layout of the output.
+      Call viewCall = call;
+      viewCall.info.kind = kind == OpKind::SliceScatter ? OpKind::Slice : OpKind::Select;
+      CValue outValue;
+      outValue.kind = CValue::Kind::Tensor;
+      outValue.t = out;
+      std::size_t selfAt = *call.info.schema->argumentIndex("self");
+      viewCall.args[selfAt] = outValue;
+      bool needsCopy = false;
+      Layout place = viewLayout(viewCall, needsCopy);
+      const CValue& src = call.arg("src");
+      if (shapeOf(src) != place.sizes) fail(call.node.target + ": src shape differs from the slice");
+      pieces.push_back(&src);
+      placements.push_back(place);
+    } else {
+      const CValue& tensors = call.arg("tensors");
+      if (tensors.kind != CValue::Kind::List || tensors.items.empty()) fail("cat/stack: empty tensor list");
+      std::vector<const CValue*> list;
+      for (const CValue& t : tensors.items) {
+        tensorArg(t, "tensors");
+        // cat skips legacy empty 1-d tensors.
+        if (kind == OpKind::Cat && t.t.sizes.size() == 1 && t.t.sizes[0] == 0 && tensors.items.size() > 1) continue;
+        list.push_back(&t);
+      }
+      if (list.empty()) list.push_back(&tensors.items[0]);
+      const Shape& first = list[0]->t.sizes;
+      if (kind == OpKind::Stack) {
+        std::size_t d = static_cast<std::size_t>(normDim(asInt(call.arg("dim"), "dim"), first.size() + 1));
+        shape = first;
+        shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(d), static_cast<std::int64_t>(list.size()));
+        Shape strides = contiguousStrides(shape);
+        for (std::size_t i = 0; i < list.size(); ++i) {
+          if (list[i]->t.sizes != first) fail("stack: shapes differ");
+          Layout place;
+          place.offset = static_cast<std::int64_t>(i) * strides[d];
+          place.sizes = first;
+          place.strides = strides;
+          place.strides.erase(place.strides.begin() + static_cast<std::ptrdiff_t>(d));
+          pieces.push_back(list[i]);
+          placements.push_back(place);
+        }
+      } else {
+        std::size_t d = static_cast<std::size_t>(normDim(asInt(call.arg("dim"), "dim"), first.size()));
+        if (first.empty()) fail("cat of 0-d tensors");
+        shape = first;
+        shape[d] = 0;
+        for (const CValue* t : list) {
+          if (t->t.sizes.size() != first.size()) fail("cat: ranks differ");
+          for (std::size_t k = 0; k < first.size(); ++k)
+            if (k != d && t->t.sizes[k] != first[k]) fail("cat: shapes differ");
+          shape[d] += t->t.sizes[d];
+        }
+        Shape strides = contiguousStrides(shape);
+        std::int64_t at = 0;
+        for (const CValue* t : list) {
+          Layout place;
+          place.offset = at * strides[d];
+          place.sizes = t->t.sizes;
+          place.strides = strides;
+          pieces.push_back(t);
+          placements.push_back(place);
+          at += t->t.sizes[d];
+        }
+      }
+    }
+    // Piece positions relative to the output (offsetsOf needs a storage: use a scratch one).
+    std::vector<Offsets> maps;
+    for (Layout& place : placements) maps.push_back(relativeOffsets(place, numelOf(shape)));
+    std::vector<Operand> ins;
+    if (startFromSelf) ins.push_back(operandOwnShape(call.arg("self"), "self"));
+    for (const CValue* p : pieces) ins.push_back(operandOwnShape(*p, "piece"));
+    Compute compute = [maps = std::move(maps), startFromSelf](RunState&, const std::vector<Buffer>& in,
+                                                              std::vector<Buffer>& out) {
+      std::size_t first = 0;
+      if (startFromSelf) out[0] = in[first++];
+      for (std::size_t p = 0; p < maps.size(); ++p)
+        for (std::size_t e = 0; e < maps[p].size(); ++e) out[0][maps[p][e]] = in[first + p][e];
+    };
+    return finishSingle(call, std::move(ins), shape, std::move(compute));
+  }
+
+  // Offsets of a layout over a contiguous buffer of `total` elements (positions, not arena).
+  Offsets relativeOffsets(const Layout& l, std::int64_t total) {
+    std::int64_t n = numelOf(l.sizes);
+    charge(static_cast<std::size_t>(n));
+    Offsets offs;
+    offs.reserve(static_cast<std::size_t>(n));
+    std::vector<std::int64_t> idx(l.sizes.size(), 0);
+    for (std::int64_t e = 0; e < n; ++e) {
+      std::int64_t pos = l.offset;
+      for (std::size_t d = 0; d < idx.size(); ++d) pos += idx[d] * l.strides[d];
+      if (pos < 0 || pos >= total) fail("internal: piece outside the output");
+      offs.push_back(static_cast<std::uint32_t>(pos));
+      for (std::size_t d = idx.size(); d-- > 0;) {
+        if (++idx[d] < l.sizes[d]) break;
+        idx[d] = 0;
+      }
+    }
+    return offs;
+  }
+
+  CValue compileForeach(const Call& call) {
+    const OpKind kind = call.info.kind;
+    const CValue& self = call.arg("self");
+    if (self.kind != CValue::Kind::List) fail("foreach: self must be a list");
+    const bool hasList = call.has("other");
+    const CValue* other = hasList ? &call.arg("other") : &call.arg("scalar");
+    if (hasList && (other->kind != CValue::Kind::List || other->items.size() != self.items.size()))
+      fail("foreach: list lengths differ");
+    const std::uint64_t alpha = call.has("alpha") ? asScalar(call.arg("alpha")) : 1;
+    const bool writes = call.info.inplace;
+    CValue results;
+    results.kind = CValue::Kind::List;
+    if (writes && valueModel_) return {};  // `-> ()`: nothing to produce, arguments not written
+    for (std::size_t j = 0; j < self.items.size(); ++j) {
+      const Layout& a = tensorArg(self.items[j], "self");
+      Shape shape = writes ? a.sizes : broadcastShapes(a.sizes, shapeOf(hasList ? other->items[j] : *other));
+      std::vector<Operand> ins{operandOf(self.items[j], shape), operandOf(hasList ? other->items[j] : *other, shape)};
+      Offsets dest;
+      if (writes) dest = offsetsOf(a);
+      else {
+        CValue v;
+        v.kind = CValue::Kind::Tensor;
+        v.t = fresh(shape);
+        dest = offsetsOf(v.t);
+        results.items.push_back(v);
+      }
+      Compute compute = [kind, alpha](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
+        for (std::size_t e = 0; e < out[0].size(); ++e) {
+          if (kind == OpKind::ForeachAdd) out[0][e] = in[0][e] + in[1][e] * alpha;
+          else if (kind == OpKind::ForeachSub) out[0][e] = in[0][e] - in[1][e] * alpha;
+          else out[0][e] = in[0][e] * in[1][e];
+        }
+      };
+      std::size_t n = dest.size();
+      emit(makeStep(std::move(ins), {n}, std::move(compute), {std::move(dest)}));
+    }
+    if (writes) return {};
+    return results;
+  }
+
+  // --- the end: observations and end-of-run writes ---
+
+  void compileEnd() {
+    const Graph& g = program_.graph;
+    const Signature& sig = program_.signature;
+    // Placeholders: their whole storage.
+    std::size_t p = 0;
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+      if (!g.nodes[i].isPlaceholder()) continue;
+      const Layout& l = values_[i].t;
+      Layout whole;
+      whole.storage = l.storage;
+      whole.sizes = {storageSize_[l.storage]};
+      whole.strides = {1};
+      out_.placeholders[p++].second.kind = Source::Kind::Offsets;
+      out_.placeholders[p - 1].second.offsets = offsetsOf(whole);
+    }
+    std::vector<Arg> returned = g.returnedValues();
+    auto placeholderOf = [&](const OutputSpec& spec) -> std::optional<std::size_t> {
+      const InputSpec* in = sig.mutatedInput(spec);
+      if (!in) return std::nullopt;
+      auto it = index_.find(in->name);
+      if (it == index_.end()) return std::nullopt;
+      return it->second;
+    };
+    for (std::size_t pos : visibleOutputPositions(program_)) {
+      CValue v = resolve(returned[pos]);
+      std::string label = "output " + std::to_string(out_.placedOutputs.size());
+      if (returned[pos].isRef()) label += " (%" + returned[pos].text + ")";
+      Source placed = sourceOf(v);
+      Source reference = placed;
+      if (pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
+        if (std::optional<std::size_t> target = placeholderOf(sig.outputs[pos]))
+          reference = sourceOf(values_[*target]);
+      out_.placedOutputs.emplace_back(label, std::move(placed));
+      out_.referenceOutputs.emplace_back(label, std::move(reference));
+    }
+    for (std::size_t pos = 0; pos < sig.outputs.size() && pos < returned.size(); ++pos) {
+      const OutputSpec& spec = sig.outputs[pos];
+      if (!isMutation(spec.kind)) continue;
+      std::optional<std::size_t> target = placeholderOf(spec);
+      if (!target) fail("mutation output " + spec.name + " has no target placeholder");
+      CValue v = resolve(returned[pos]);
+      const Layout& t = values_[*target].t;
+      if (!v.isTensor()) fail("mutation value of " + spec.target + " is not a tensor");
+      EndWrite w;
+      w.target = offsetsOf(t);
+      w.value = offsetsOf(expandTo(v.t, t.sizes));
+      out_.endWrites.push_back(std::move(w));
+    }
+  }
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const ElementProgram>> compileElement(const Program& program, const SchemaTable& schemas,
+                                                             const ExecOptions& options) {
+  return ElementCompiler(program, schemas, options).compile();
+}
+
+std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,
+                                  bool recordNodeHashes) {
+  RunState st;
+  st.seed = inputs.seed;
+  st.inputSet = inputs.index;
+  st.arena.assign(exe.arenaSize, 0);
+  st.opaque.assign(exe.opaqueSlots, 0);
+  std::vector<std::uint64_t> nodeHashes;
+  if (recordNodeHashes) nodeHashes.assign(exe.steps.size(), 0);
+  for (std::size_t n = 0; n < exe.steps.size(); ++n) {
+    for (const Step& step : exe.steps[n]) step(st);
+    if (recordNodeHashes) nodeHashes[n] = readSourceHash(st, exe.nodeResults[n]);
+  }
+  std::vector<RunResult> results;
+  results.reserve(endings.size());
+  const Buffer snapshot = endings.size() > 1 ? st.arena : Buffer();
+  for (std::size_t k = 0; k < endings.size(); ++k) {
+    if (k > 0) st.arena = snapshot;
+    const Semantics sem = endings[k];
+    if (sem == Semantics::Par || sem == Semantics::Value) {
+      std::vector<Buffer> values(exe.endWrites.size());
+      for (std::size_t i = 0; i < values.size(); ++i) gather(st, exe.endWrites[i].value, values[i]);
+      for (std::size_t i = 0; i < values.size(); ++i) scatter(st, exe.endWrites[i].target, values[i]);
+    } else if (sem == Semantics::Seq) {
+      Buffer value;
+      for (const EndWrite& w : exe.endWrites) {
+        gather(st, w.value, value);
+        scatter(st, w.target, value);
+      }
+    }
+    RunResult r;
+    r.tier = Tier::Element;
+    for (const auto& [label, source] : exe.placeholders) r.placeholders.push_back({label, readSource(st, source)});
+    const auto& outs = sem == Semantics::Placed ? exe.placedOutputs : exe.referenceOutputs;
+    for (const auto& [label, source] : outs) r.outputs.push_back({label, readSource(st, source)});
+    r.nodeHashes = nodeHashes;
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+}  // namespace wb::oracle::detail

@@ -1,0 +1,321 @@
+// oracle/ops.cpp: op classification, argument binding and the oracle's supplementary schemas.
+#include "oracle/ops.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+namespace wb::oracle::detail {
+
+namespace {
+
+struct NamedKind {
+  std::string_view name;
+  OpKind kind;
+};
+
+// Functional base names (in-place `_` already stripped) of the interpreted ops.
+constexpr std::array kKinds = {
+    NamedKind{"add", OpKind::Add},
+    NamedKind{"sub", OpKind::Sub},
+    NamedKind{"rsub", OpKind::Rsub},
+    NamedKind{"mul", OpKind::Mul},
+    NamedKind{"neg", OpKind::Neg},
+    NamedKind{"sum", OpKind::Sum},
+    NamedKind{"mean", OpKind::Mean},
+    NamedKind{"index_put", OpKind::IndexPut},
+    NamedKind{"_index_put_impl", OpKind::IndexPut},
+    NamedKind{"index_copy", OpKind::IndexCopy},
+    NamedKind{"index_add", OpKind::IndexAdd},
+    NamedKind{"index_select", OpKind::IndexSelect},
+    NamedKind{"index", OpKind::IndexTensor},
+    NamedKind{"slice_scatter", OpKind::SliceScatter},
+    NamedKind{"select_scatter", OpKind::SelectScatter},
+    NamedKind{"scatter", OpKind::Scatter},
+    NamedKind{"scatter_add", OpKind::ScatterAdd},
+    NamedKind{"cat", OpKind::Cat},
+    NamedKind{"stack", OpKind::Stack},
+    NamedKind{"copy", OpKind::Copy},
+    NamedKind{"clone", OpKind::Clone},
+    NamedKind{"_to_copy", OpKind::Clone},
+    NamedKind{"lift_fresh_copy", OpKind::Clone},
+    NamedKind{"_to_dim_order_copy", OpKind::Clone},
+    NamedKind{"_clone_dim_order", OpKind::Clone},
+    NamedKind{"where", OpKind::Where},
+    NamedKind{"fill", OpKind::Fill},
+    NamedKind{"zero", OpKind::Zero},
+    NamedKind{"masked_fill", OpKind::MaskedFill},
+    NamedKind{"zeros", OpKind::Factory},
+    NamedKind{"ones", OpKind::Factory},
+    NamedKind{"full", OpKind::Factory},
+    NamedKind{"zeros_like", OpKind::FactoryLike},
+    NamedKind{"ones_like", OpKind::FactoryLike},
+    NamedKind{"full_like", OpKind::FactoryLike},
+    NamedKind{"arange", OpKind::Arange},
+    NamedKind{"_foreach_add", OpKind::ForeachAdd},
+    NamedKind{"_foreach_sub", OpKind::ForeachSub},
+    NamedKind{"_foreach_mul", OpKind::ForeachMul},
+    NamedKind{"sym_size", OpKind::SymSize},
+    NamedKind{"select", OpKind::Select},
+    NamedKind{"slice", OpKind::Slice},
+    NamedKind{"narrow", OpKind::Narrow},
+    NamedKind{"expand", OpKind::Expand},
+    NamedKind{"broadcast_to", OpKind::Expand},
+    NamedKind{"expand_as", OpKind::ExpandAs},
+    NamedKind{"transpose", OpKind::Transpose},
+    NamedKind{"t", OpKind::T},
+    NamedKind{"permute", OpKind::Permute},
+    NamedKind{"unsqueeze", OpKind::Unsqueeze},
+    NamedKind{"squeeze", OpKind::Squeeze},
+    NamedKind{"view", OpKind::View},
+    NamedKind{"reshape", OpKind::View},
+    NamedKind{"_unsafe_view", OpKind::View},
+    NamedKind{"view_as", OpKind::ViewAs},
+    NamedKind{"reshape_as", OpKind::ViewAs},
+    NamedKind{"diagonal", OpKind::Diagonal},
+    NamedKind{"as_strided", OpKind::AsStrided},
+    NamedKind{"alias", OpKind::Alias},
+    NamedKind{"detach", OpKind::Alias},
+    NamedKind{"lift_fresh", OpKind::Alias},
+    NamedKind{"contiguous", OpKind::Contiguous},
+    NamedKind{"split", OpKind::Split},
+    NamedKind{"split_with_sizes", OpKind::SplitWithSizes},
+    NamedKind{"chunk", OpKind::Chunk},
+    NamedKind{"unbind", OpKind::Unbind},
+};
+
+// The `*_copy` view variants ExecuTorch's ReplaceViewCopyWithViewPass may turn into views, by
+// the name of the view they copy. `_unsafe_view` is listed too: it is a view at runtime but has
+// no alias annotation, so it is treated exactly like a copy variant (core/alias.h does the same).
+constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kCopyVariants = {{
+    {"view_copy", "view"},
+    {"slice_copy", "slice"},
+    {"select_copy", "select"},
+    {"permute_copy", "permute"},
+    {"expand_copy", "expand"},
+    {"transpose_copy", "transpose"},
+    {"t_copy", "t"},
+    {"unsqueeze_copy", "unsqueeze"},
+    {"squeeze_copy", "squeeze"},
+    {"split_copy", "split"},
+    {"split_with_sizes_copy", "split_with_sizes"},
+    {"unbind_copy", "unbind"},
+    {"alias_copy", "alias"},
+    {"as_strided_copy", "as_strided"},
+    {"diagonal_copy", "diagonal"},
+    {"narrow_copy", "narrow"},
+    {"_unsafe_view", "view"},
+}};
+
+std::optional<OpKind> kindOf(std::string_view base) {
+  for (const NamedKind& k : kKinds)
+    if (k.name == base) return k.kind;
+  return std::nullopt;
+}
+
+bool sameAliasSet(const std::optional<AliasAnnotation>& a, const std::optional<AliasAnnotation>& b) {
+  return a && b && !a->beforeSets.empty() && a->beforeSets == b->beforeSets;
+}
+
+}  // namespace
+
+bool isViewKind(OpKind kind) { return kind >= OpKind::Select; }
+
+bool isListViewKind(OpKind kind) {
+  return kind == OpKind::Split || kind == OpKind::SplitWithSizes || kind == OpKind::Chunk || kind == OpKind::Unbind;
+}
+
+OpInfo classify(const Node& node, const SchemaTable& schemas) {
+  OpInfo info;
+  info.opId = hashText(node.target);
+  if (node.op != NodeOp::CallFunction) return info;
+  if (node.target == "operator.getitem") {
+    info.getitem = true;
+    return info;
+  }
+  info.schema = schemas.find(node.target, node.args.size());
+  if (!info.schema) return info;
+  const Schema& s = *info.schema;
+  info.inplace = s.isInplaceKind();
+  std::string_view base = s.name;
+  if (info.inplace && base.ends_with("_")) base.remove_suffix(1);
+  for (const auto& [copyName, viewName] : kCopyVariants) {
+    if (base == copyName) {
+      info.copyVariant = true;
+      base = viewName;
+      break;
+    }
+  }
+  // `.out` variants: a return aliasing a written keyword-only argument.
+  for (const SchemaArgument& r : s.returns)
+    for (const SchemaArgument& a : s.arguments)
+      if (a.kwargOnly && a.type.isWrite() && sameAliasSet(r.type.alias, a.type.alias)) info.outVariant = true;
+  for (const SchemaArgument& a : s.arguments)
+    if (a.kwargOnly && a.type.isTensorList() && a.type.isWrite() && s.returns.empty()) info.outVariant = true;
+  info.kind = kindOf(base).value_or(OpKind::Hash);
+  // A view is interpreted only when its schema says it is one (or it is a copy variant), so a
+  // custom op that happens to share a name is hashed rather than misread.
+  if (isViewKind(info.kind) && !info.copyVariant && !info.outVariant && !info.inplace) {
+    bool aliases = !s.returns.empty() && s.returns[0].type.alias.has_value();
+    if (!aliases && info.kind != OpKind::Contiguous) info.kind = OpKind::Hash;
+  }
+  // In-place views (transpose_, unsqueeze_) change metadata in place: uninterpreted.
+  if (isViewKind(info.kind) && info.inplace) info.kind = OpKind::Hash;
+  return info;
+}
+
+Arg parseDefault(std::string_view text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  if (text == "None") return Arg::none();
+  if (text == "True") return Arg::ofBool(true);
+  if (text == "False") return Arg::ofBool(false);
+  if (!text.empty() && text.front() == '[') {
+    std::vector<Arg> items;
+    std::string_view inner = text.substr(1, text.size() >= 2 ? text.size() - 2 : 0);
+    while (!inner.empty()) {
+      std::size_t comma = inner.find(',');
+      std::string_view item = inner.substr(0, comma);
+      if (item.find_first_not_of(' ') != std::string_view::npos) items.push_back(parseDefault(item));
+      if (comma == std::string_view::npos) break;
+      inner.remove_prefix(comma + 1);
+    }
+    return Arg::list(std::move(items));
+  }
+  if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"'))
+    return Arg::ofString(std::string(text.substr(1, text.size() - 2)));
+  std::int64_t i = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
+  if (ec == std::errc() && p == text.data() + text.size()) return Arg::ofInt(i);
+  double d = 0;
+  auto [q, ed] = std::from_chars(text.data(), text.data() + text.size(), d);
+  if (ed == std::errc() && q == text.data() + text.size()) return Arg::ofFloat(d);
+  return Arg::token(std::string(text));
+}
+
+std::optional<std::vector<Arg>> bindArguments(const Node& node, const Schema& schema, std::string& why) {
+  const std::vector<SchemaArgument>& params = schema.arguments;
+  std::vector<Arg> bound(params.size());
+  std::vector<bool> set(params.size(), false);
+  std::size_t positional = 0;
+  for (const Arg& a : node.args) {
+    while (positional < params.size() && params[positional].kwargOnly) ++positional;
+    if (positional >= params.size()) {
+      why = "too many positional arguments for " + schema.qualifiedName();
+      return std::nullopt;
+    }
+    bound[positional] = a;
+    set[positional] = true;
+    ++positional;
+  }
+  for (const auto& [name, value] : node.kwargs) {
+    std::optional<std::size_t> i = schema.argumentIndex(name);
+    if (!i) {
+      why = "unknown keyword argument '" + name + "' for " + schema.qualifiedName();
+      return std::nullopt;
+    }
+    bound[*i] = value;
+    set[*i] = true;
+  }
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (set[i]) continue;
+    if (params[i].defaultValue) {
+      bound[i] = parseDefault(*params[i].defaultValue);
+    } else if (params[i].type.optional || params[i].type.listOptional) {
+      bound[i] = Arg::none();
+    } else {
+      why = "missing argument '" + params[i].name + "' of " + schema.qualifiedName();
+      return std::nullopt;
+    }
+  }
+  return bound;
+}
+
+std::uint64_t scalarElement(double value) {
+  if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 9.0e18)
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(value));
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  return mix64(bits);
+}
+
+std::vector<std::size_t> visibleOutputPositions(const Program& program) {
+  std::vector<std::size_t> positions;
+  const std::vector<OutputSpec>& specs = program.signature.outputs;
+  std::size_t returned = program.graph.returnedValues().size();
+  for (std::size_t i = 0; i < returned; ++i)
+    if (i >= specs.size() || specs[i].kind != OutputKind::BufferMutation) positions.push_back(i);
+  return positions;
+}
+
+std::vector<bool> returnedAtVisiblePositions(const Program& program) {
+  const Graph& g = program.graph;
+  std::vector<bool> kept(g.nodes.size(), false);
+  std::vector<Arg> returned = g.returnedValues();
+  const std::vector<OutputSpec>& specs = program.signature.outputs;
+  for (std::size_t p = 0; p < returned.size(); ++p) {
+    if (p < specs.size() && isMutation(specs[p].kind)) continue;
+    forEachRef(returned[p], [&](const std::string& name) {
+      if (std::optional<std::size_t> i = g.indexOf(name)) kept[*i] = true;
+    });
+  }
+  return kept;
+}
+
+}  // namespace wb::oracle::detail
+
+namespace wb::oracle {
+
+SchemaTable withOracleSchemas(const SchemaTable& base) {
+  // Ops the oracle interprets that the built-in table may not declare. Verbatim ATen schemas.
+  static constexpr std::string_view kSupplement =
+      "aten::neg(Tensor self) -> Tensor\n"
+      "aten::neg_(Tensor(a!) self) -> Tensor(a!)\n"
+      "aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor\n"
+      "aten::add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)\n"
+      "aten::sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)\n"
+      "aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor\n"
+      "aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor\n"
+      "aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor\n"
+      "aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor\n"
+      "aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor\n"
+      "aten::index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)\n"
+      "aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor\n"
+      "aten::scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)\n"
+      "aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor\n"
+      "aten::stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)\n"
+      "aten::fill.Scalar(Tensor self, Scalar value) -> Tensor\n"
+      "aten::zero(Tensor self) -> Tensor\n"
+      "aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor\n"
+      "aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor\n"
+      "aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor\n"
+      "aten::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor\n"
+      "aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor\n"
+      "aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor\n"
+      "aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor\n"
+      "aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor\n"
+      "aten::t(Tensor(a) self) -> Tensor(a)\n"
+      "aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)\n"
+      "aten::squeeze(Tensor(a) self) -> Tensor(a)\n"
+      "aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)\n"
+      "aten::squeeze_copy(Tensor self) -> Tensor\n"
+      "aten::squeeze_copy.dims(Tensor self, int[] dim) -> Tensor\n"
+      "aten::narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor\n"
+      "aten::diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor\n"
+      "aten::as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)\n"
+      "aten::alias(Tensor(a) self) -> Tensor(a)\n"
+      "aten::lift_fresh(Tensor(a) self) -> Tensor(a)\n"
+      "aten::_foreach_sub_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()\n"
+      "aten::_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()\n"
+      "aten::_foreach_add.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]\n";
+  SchemaTable supplement;
+  supplement.addAll(kSupplement, "oracle/ops.cpp");
+  SchemaTable merged = base;
+  for (auto& [name, schema] : supplement.byName)
+    if (!merged.byName.count(name)) merged.add(schema);
+  return merged;
+}
+
+}  // namespace wb::oracle

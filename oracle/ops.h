@@ -1,0 +1,117 @@
+// oracle/ops.h: what the two interpreter tiers share (internal to oracle/).
+//
+// The hash used for every uninterpreted value, the classification of a node's target into the
+// op kinds the interpreters know, argument binding against a schema (defaults filled in), and
+// the compiled-program record behind oracle::Executable.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/ir.h"
+#include "core/schema.h"
+#include "oracle/oracle.h"
+
+namespace wb::oracle::detail {
+
+// ---------------------------------------------------------------------------------------------
+// Hashing: splitmix64's finaliser and a boost-style combine. Deterministic across platforms.
+
+constexpr std::uint64_t mix64(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+constexpr std::uint64_t combine(std::uint64_t h, std::uint64_t v) {
+  return mix64(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
+}
+constexpr std::uint64_t hashText(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, then mixed
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return mix64(h);
+}
+// The initial contents of element `i` of placeholder (or get_attr constant) `nameHash`.
+constexpr std::uint64_t inputElement(std::uint64_t seed, int inputSet, std::uint64_t nameHash, std::uint64_t i) {
+  return combine(combine(combine(mix64(seed), static_cast<std::uint64_t>(inputSet)), nameHash), i);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Op classification.
+
+enum class OpKind : std::uint8_t {
+  Hash,  // uninterpreted: deterministic hash semantics
+  // arithmetic (exact, wrap-around)
+  Add, Sub, Rsub, Mul, Neg, Sum, Mean,
+  // indexing and assembling
+  IndexPut, IndexCopy, IndexAdd, IndexSelect, IndexTensor, SliceScatter, SelectScatter, Scatter,
+  ScatterAdd, Cat, Stack, Copy, Clone, Where, Fill, Zero, MaskedFill, Factory, FactoryLike, Arange,
+  ForeachAdd, ForeachSub, ForeachMul,
+  SymSize,
+  // views
+  Select, Slice, Narrow, Expand, ExpandAs, Transpose, T, Permute, Unsqueeze, Squeeze, View,
+  ViewAs, Diagonal, AsStrided, Alias, Contiguous, Split, SplitWithSizes, Chunk, Unbind,
+};
+
+bool isViewKind(OpKind kind);
+bool isListViewKind(OpKind kind);  // split, split_with_sizes, chunk, unbind
+
+struct OpInfo {
+  const Schema* schema = nullptr;  // nullptr: schema-less (custom, delegate, HOP, call_module)
+  OpKind kind = OpKind::Hash;
+  bool inplace = false;      // torchgen in-place kind (add_, index_put_, ...)
+  bool copyVariant = false;  // one of the `*_copy` view variants (or _unsafe_view)
+  bool outVariant = false;   // a return aliases a written keyword-only argument (`out=`)
+  bool getitem = false;      // operator.getitem
+  std::uint64_t opId = 0;    // hash of the target
+};
+
+OpInfo classify(const Node& node, const SchemaTable& schemas);
+
+// The arguments of a call bound to its schema's positions, defaults filled in. nullopt (with
+// `why`) if they do not fit.
+std::optional<std::vector<Arg>> bindArguments(const Node& node, const Schema& schema, std::string& why);
+
+// A schema default as an Arg: None, True, 3, 1.5, [0, 1], 'none', contiguous_format (token).
+Arg parseDefault(std::string_view text);
+
+// A float scalar as an integer element: integral values exactly, others by their bits (hashed).
+std::uint64_t scalarElement(double value);
+
+// Positions of the output whose spec is not BUFFER_MUTATION (what ExecuTorch's emitter keeps).
+std::vector<std::size_t> visibleOutputPositions(const Program& program);
+
+// Per node: the output node returns it at a position whose spec is not a mutation. ExecuTorch's
+// ReplaceViewCopyWithViewPass keeps such a view_copy a copy; after write-back the mutation
+// positions hold copy_ nodes, so they do not count (this is what makes B3 visible in S_seq).
+std::vector<bool> returnedAtVisiblePositions(const Program& program);
+
+// ---------------------------------------------------------------------------------------------
+// Compiled programs.
+
+struct ElementProgram;
+struct StorageProgram;
+
+struct Compiled {
+  Program program;
+  ExecOptions options;
+  std::shared_ptr<const ElementProgram> element;  // exactly one of these is set
+  std::shared_ptr<const StorageProgram> storage;
+};
+
+Result<std::shared_ptr<const ElementProgram>> compileElement(const Program& program, const SchemaTable& schemas,
+                                                             const ExecOptions& options);
+Result<std::shared_ptr<const StorageProgram>> compileStorage(const Program& program, const SchemaTable& schemas,
+                                                             const ExecOptions& options);
+std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,
+                                  bool recordNodeHashes);
+std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Semantics> endings, InputSet inputs,
+                                  bool recordNodeHashes);
+
+}  // namespace wb::oracle::detail

@@ -1,0 +1,84 @@
+// oracle/oracle.cpp: the public entry points of the interpreters (compile, run, compare).
+#include "oracle/oracle.h"
+
+#include "oracle/ops.h"
+
+namespace wb::oracle {
+
+std::string_view toString(ViewMode mode) { return mode == ViewMode::CopyViews ? "copy-views" : "alias-views"; }
+
+std::string_view toString(Semantics sem) {
+  switch (sem) {
+    case Semantics::Par: return "S_par";
+    case Semantics::Seq: return "S_seq";
+    case Semantics::Value: return "F";
+    case Semantics::Placed: return "placed";
+  }
+  return "?";
+}
+
+std::string_view toString(Tier tier) { return tier == Tier::Element ? "element" : "storage"; }
+
+const ExecOptions& Executable::options() const { return impl->options; }
+const Program& Executable::program() const { return impl->program; }
+
+Result<Executable> compile(const Program& program, const SchemaTable& schemas, const ExecOptions& options) {
+  auto compiled = std::make_shared<detail::Compiled>();
+  compiled->program = program;
+  compiled->options = options;
+  if (options.tier == Tier::Element) {
+    auto r = detail::compileElement(compiled->program, schemas, options);
+    if (!r) return Result<Executable>::failure(r.errors);
+    compiled->element = *r;
+  } else {
+    auto r = detail::compileStorage(compiled->program, schemas, options);
+    if (!r) return Result<Executable>::failure(r.errors);
+    compiled->storage = *r;
+  }
+  Executable exe;
+  exe.impl = std::move(compiled);
+  return Result<Executable>::success(std::move(exe));
+}
+
+std::vector<RunResult> runEndings(const Executable& exe, std::span<const Semantics> endings, InputSet inputs,
+                                  bool recordNodeHashes) {
+  if (exe.impl->element) return detail::runElement(*exe.impl->element, endings, inputs, recordNodeHashes);
+  return detail::runStorage(*exe.impl->storage, endings, inputs, recordNodeHashes);
+}
+
+RunResult run(const Executable& exe, Semantics semantics, InputSet inputs, bool recordNodeHashes) {
+  const Semantics endings[] = {semantics};
+  return std::move(runEndings(exe, endings, inputs, recordNodeHashes).front());
+}
+
+std::optional<Difference> firstDifference(const RunResult& expected, const RunResult& actual) {
+  auto compare = [](const std::vector<Observation>& a, const std::vector<Observation>& b,
+                    bool isOutput) -> std::optional<Difference> {
+    for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+      Difference d;
+      d.isOutput = isOutput;
+      d.index = i;
+      if (i >= a.size() || i >= b.size()) {
+        d.label = i < a.size() ? a[i].label : b[i].label;
+        if (i < a.size() && !a[i].values.empty()) d.expected = a[i].values[0];
+        if (i < b.size() && !b[i].values.empty()) d.actual = b[i].values[0];
+        return d;
+      }
+      if (a[i].values == b[i].values) continue;
+      d.label = a[i].label;
+      const auto& x = a[i].values;
+      const auto& y = b[i].values;
+      std::size_t e = 0;
+      while (e < x.size() && e < y.size() && x[e] == y[e]) ++e;
+      d.element = e;
+      if (e < x.size()) d.expected = x[e];
+      if (e < y.size()) d.actual = y[e];
+      return d;
+    }
+    return std::nullopt;
+  };
+  if (auto d = compare(expected.placeholders, actual.placeholders, false)) return d;
+  return compare(expected.outputs, actual.outputs, true);
+}
+
+}  // namespace wb::oracle

@@ -1,0 +1,167 @@
+// oracle/oracle.h: the interpreter oracle (DESIGN §7, executorch-semantics §5.2).
+//
+// Runs a Program under one of the reference semantics and compares final states:
+//   S_par  storage semantics; at the end read every mutation value, then write every target
+//          (parallel assignment). The reference.
+//   S_seq  the same, but the end writes happen one by one in output-spec order (upstream's end).
+//   F      value semantics: every node yields a fresh value, an in-place node a new version of
+//          its self; at the end B_i := the value of V_i.
+//   Placed a program that already contains its copy_ nodes, run as it stands (no end writes).
+// Each storage-semantics run is done in one of two view modes: the `*_copy` view variants as
+// copies (before ExecuTorch's ReplaceViewCopyWithViewPass) or as aliases (after it).
+//
+// Two tiers with one interface: the element tier (shapes known: real strided tensors of 64-bit
+// integers) and the storage tier (shapes unknown: one 64-bit digest per storage root).
+//
+// Usage: check() for verdicts (the CLI's `wbcheck check`); compile() once + run() many times
+// for the fuzzer and tests. Everything here is a value type; no global state.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/diagnostics.h"
+#include "core/ir.h"
+#include "core/placement.h"
+#include "core/schema.h"
+
+namespace wb::oracle {
+
+enum class ViewMode : std::uint8_t { CopyViews, AliasViews };
+enum class Semantics : std::uint8_t { Par, Seq, Value, Placed };
+enum class Tier : std::uint8_t { Element, Storage };
+
+std::string_view toString(ViewMode mode);    // "copy-views", "alias-views"
+std::string_view toString(Semantics sem);    // "S_par", "S_seq", "F", "placed"
+std::string_view toString(Tier tier);        // "element", "storage"
+
+// What is compared after a run: one observation per placeholder (its final storage) and one
+// per visible output (a returned value whose output spec is not BUFFER_MUTATION, in order).
+struct Observation {
+  std::string label;                  // "b_cache", "output 1 (%add)"
+  std::vector<std::uint64_t> values;  // element tier: row-major elements; storage tier: one
+                                      // digest; a non-tensor value: one digest
+  friend bool operator==(const Observation&, const Observation&) = default;
+};
+
+struct RunResult {
+  Tier tier = Tier::Element;
+  std::vector<Observation> placeholders;  // every placeholder, in graph order
+  std::vector<Observation> outputs;       // visible outputs, in order
+  // Per node of the graph (graph order): a hash of its result right after it ran, if
+  // requested; 0 for nodes without a tensor result.
+  std::vector<std::uint64_t> nodeHashes;
+};
+
+struct ExecOptions {
+  Tier tier = Tier::Element;
+  ViewMode viewMode = ViewMode::CopyViews;
+  // The value model (F) gives every node fresh storage; otherwise storage semantics
+  // (S_par, S_seq, Placed; the semantics is chosen per run).
+  bool valueSemantics = false;
+  // Element tier: maximum number of 64-bit elements one run may hold (all storages and
+  // precomputed index tables together). Exceeding it is a compile error, not a crash.
+  std::size_t maxElements = std::size_t{1} << 22;
+};
+
+namespace detail {
+struct Compiled;
+}
+
+// A program compiled for one tier and one execution model: node indices resolved, schemas
+// bound, every storage and view layout precomputed. Cheap to copy (shared, immutable).
+class Executable {
+ public:
+  const ExecOptions& options() const;
+  const Program& program() const;
+  std::shared_ptr<const detail::Compiled> impl;
+};
+
+// Compiles a valid program (see validate()). Fails with the reason when the program cannot be
+// interpreted in this tier (a shape is unknown, an op's arguments do not fit, memory cap).
+// The storage tier accepts every valid program.
+Result<Executable> compile(const Program& program, const SchemaTable& schemas, const ExecOptions& options);
+
+// Which inputs: every placeholder is filled from (seed, inputSet, placeholder name).
+struct InputSet {
+  std::uint64_t seed = 0;
+  int index = 0;
+};
+
+// Runs once. `semantics` must be Value for a value-model executable, and Par, Seq or Placed
+// otherwise.
+RunResult run(const Executable& exe, Semantics semantics, InputSet inputs, bool recordNodeHashes = false);
+// Runs the nodes once and applies each of `endings` (Par, Seq, Placed) to a copy of the final
+// state: S_par and S_seq for the price of one run.
+std::vector<RunResult> runEndings(const Executable& exe, std::span<const Semantics> endings, InputSet inputs,
+                                  bool recordNodeHashes = false);
+
+// The first difference between two runs: which observation, which element, both values.
+struct Difference {
+  bool isOutput = false;       // a visible output (else a placeholder)
+  std::size_t index = 0;       // into placeholders / outputs
+  std::string label;
+  std::size_t element = 0;     // element index (row-major); 0 in the storage tier
+  std::optional<std::uint64_t> expected, actual;  // nullopt: the observation is missing
+};
+std::optional<Difference> firstDifference(const RunResult& expected, const RunResult& actual);
+
+// `base` plus schemas of ops the oracle interprets that `base` lacks (neg, mean, t, reshape,
+// zeros, ...), so they are interpreted rather than treated as schema-less. Schemas in `base`
+// win.
+SchemaTable withOracleSchemas(const SchemaTable& base);
+
+// ---------------------------------------------------------------------------------------------
+// Verdicts.
+
+struct CheckOptions {
+  Placement placement = Placement::Early;
+  int inputs = 3;          // input sets per check
+  std::uint64_t seed = 0;
+  bool strict = false;     // findings about the program (S_seq != S_par, S_par != F) fail too
+  std::string fileName;    // for the replay command line; "FILE" if empty
+};
+
+enum class Verdict : std::uint8_t { Holds, PlacementBug, Error };
+
+struct Mismatch {
+  std::string kind;        // "placement != S_par", "S_seq != S_par", "S_par != F"
+  ViewMode viewMode = ViewMode::CopyViews;
+  int inputSet = 0;
+  Difference difference;
+  std::string firstDivergingNode;  // placement bugs: first node (by name) whose result differs
+                                   // from the reference run; empty if none does
+  std::string replay;              // command line that reproduces it
+};
+
+struct CheckReport {
+  Verdict verdict = Verdict::Holds;
+  std::string error;                   // Verdict::Error: why the program is not interpretable
+  Tier tier = Tier::Element;
+  std::string tierReason;              // why the storage tier was used
+  Placement placement = Placement::Early;
+  std::optional<std::string> placementFailure;  // the placement itself failed (a bug)
+  std::vector<Mismatch> bugs;          // placement != S_par (at most one per view mode)
+  std::vector<Mismatch> findings;      // about the program (at most one per kind and mode)
+  std::uint64_t seed = 0;
+  int inputs = 0;
+  bool strict = false;
+
+  // 0 holds, 1 placement bug (or a finding under strict), 2 error.
+  int exitCode() const;
+};
+
+// Places the program with options.placement, then, for each input set and both view modes,
+// runs S_par, S_seq, F and the placed program and compares them. `schemas` should already
+// include the program's own `Schemas:` section (schemasFor); withOracleSchemas is applied here.
+CheckReport check(const Program& program, const CheckOptions& options, const SchemaTable& schemas);
+
+std::string formatReport(const CheckReport& report);
+
+}  // namespace wb::oracle

@@ -1,0 +1,524 @@
+// oracle/storage.cpp: the storage tier (DESIGN §7): shape-free, one 64-bit digest per root.
+//
+// Used only where shapes are unknown (most printed real graphs). Every storage root (a
+// placeholder, a get_attr, a fresh result) holds a digest. A value is a root plus a static view
+// path (the sequence of view steps from the root). Semantics:
+// - read(root, path) = fold(H, digest, path steps), except that reading through the path of
+//   the last write through a view (or an extension of it) yields the value written (folded
+//   with the remaining steps), so a write followed by a read of the same view behaves;
+// - write(root, path, v) stores v when the path is empty (the whole storage), otherwise
+//   H(old digest, path, v);
+// - a fresh result's digest is H(op, constant arguments, reads of every tensor argument);
+//   copy_, copy, clone and the `_to_copy` family yield exactly the value read, so inserted
+//   copies and clones do not perturb the comparison;
+// - an op writing argument k (in-place, out=, Tensor(a!)[] lists, mutable custom ops) writes
+//   H(value, k) there (copy_: the value itself); `_share_alloc_with_arg_idx = k` writes the
+//   result into argument k's storage and the result is a view of it;
+// - schema-less targets read every tensor argument, write none, and give a fresh root
+//   (the same choice as the element tier; see oracle/element.cpp).
+// The value model (F) gives every node a fresh root: a view's root holds the fold of the read.
+// Coarser than the element tier: disjoint views of one root interfere.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <unordered_map>
+
+#include "oracle/ops.h"
+
+namespace wb::oracle::detail {
+
+namespace {
+
+using Path = std::vector<std::uint64_t>;
+
+struct SValue {
+  enum class Kind : std::uint8_t { Constant, View, Slot, List };
+  Kind kind = Kind::Constant;
+  std::uint64_t constant = 0;
+  std::uint32_t root = 0;
+  std::uint32_t path = 0;  // index into the interned paths; 0 = the whole storage
+  std::uint32_t slot = 0;
+  std::vector<SValue> items;
+};
+
+struct SState {
+  std::vector<std::uint64_t> digest;     // per root
+  std::vector<std::int32_t> lastPath;    // per root: path of the last write through a view, -1
+  std::vector<std::uint64_t> lastValue;  // per root
+  std::vector<std::uint64_t> slots;      // non-tensor values
+  std::uint64_t seed = 0;
+  int inputSet = 0;
+};
+
+using SStep = std::function<void(SState&)>;
+
+struct SEndWrite {
+  SValue target, value;
+};
+
+}  // namespace
+
+struct StorageProgram {
+  std::vector<Path> paths;  // interned; paths[0] is empty
+  std::size_t roots = 0, slots = 0;
+  std::vector<std::vector<SStep>> steps;  // per node
+  std::vector<SValue> nodeValues;
+  std::vector<std::pair<std::string, std::uint32_t>> placeholders;  // label, root
+  std::vector<std::pair<std::string, SValue>> referenceOutputs, placedOutputs;
+  std::vector<SEndWrite> endWrites;
+
+  std::uint64_t read(const SState& st, std::uint32_t root, std::uint32_t path) const {
+    if (path == 0) return st.digest[root];
+    const Path& p = paths[path];
+    std::int32_t last = st.lastPath[root];
+    if (last >= 0) {
+      const Path& lp = paths[static_cast<std::size_t>(last)];
+      if (lp.size() <= p.size() && std::equal(lp.begin(), lp.end(), p.begin())) {
+        std::uint64_t v = st.lastValue[root];
+        for (std::size_t i = lp.size(); i < p.size(); ++i) v = combine(v, p[i]);
+        return v;
+      }
+    }
+    std::uint64_t v = st.digest[root];
+    for (std::uint64_t step : p) v = combine(v, step);
+    return v;
+  }
+
+  std::uint64_t read(const SState& st, const SValue& v) const {
+    switch (v.kind) {
+      case SValue::Kind::Constant: return v.constant;
+      case SValue::Kind::View: return read(st, v.root, v.path);
+      case SValue::Kind::Slot: return st.slots[v.slot];
+      case SValue::Kind::List: {
+        std::uint64_t h = 0x4c495354;
+        for (const SValue& item : v.items) h = combine(h, read(st, item));
+        return h;
+      }
+    }
+    return 0;
+  }
+
+  void write(SState& st, const SValue& target, std::uint64_t value) const {
+    if (target.kind != SValue::Kind::View) return;
+    if (target.path == 0) {
+      st.digest[target.root] = value;
+      st.lastPath[target.root] = -1;
+      return;
+    }
+    std::uint64_t pathHash = 0;
+    for (std::uint64_t step : paths[target.path]) pathHash = combine(pathHash, step);
+    st.digest[target.root] = combine(combine(st.digest[target.root], pathHash), value);
+    st.lastPath[target.root] = static_cast<std::int32_t>(target.path);
+    st.lastValue[target.root] = value;
+  }
+};
+
+namespace {
+
+class StorageCompiler {
+ public:
+  StorageCompiler(const Program& program, const SchemaTable& schemas, const ExecOptions& options)
+      : program_(program), schemas_(schemas), options_(options), valueModel_(options.valueSemantics) {}
+
+  std::shared_ptr<const StorageProgram> compile() {
+    const Graph& g = program_.graph;
+    out_ = std::make_shared<StorageProgram>();
+    out_->paths.push_back({});
+    out_->steps.resize(g.nodes.size());
+    values_.resize(g.nodes.size());
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) index_.emplace(g.nodes[i].name, i);
+    keptViewCopy_ = returnedAtVisiblePositions(program_);
+    getitemUsers_.assign(g.nodes.size(), {});
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node& n = g.nodes[i];
+      if (n.target == "operator.getitem" && !n.args.empty() && n.args[0].isRef())
+        if (auto it = index_.find(n.args[0].text); it != index_.end()) getitemUsers_[it->second].push_back(i);
+    }
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+      current_ = i;
+      const Node& n = g.nodes[i];
+      switch (n.op) {
+        case NodeOp::Placeholder:
+          values_[i] = freshRoot([h = hashText(n.name)](const SState& st) { return inputElement(st.seed, st.inputSet, h, 0); });
+          out_->placeholders.emplace_back(n.name, values_[i].root);
+          break;
+        case NodeOp::GetAttr:
+          values_[i] = freshRoot([h = hashText("get_attr:" + n.target)](const SState&) { return h; });
+          break;
+        case NodeOp::CallFunction:
+        case NodeOp::CallModule: values_[i] = compileCall(n); break;
+        case NodeOp::Output: break;
+      }
+    }
+    compileEnd();
+    out_->nodeValues = values_;
+    out_->roots = roots_;
+    out_->slots = slots_;
+    return out_;
+  }
+
+ private:
+  const Program& program_;
+  const SchemaTable& schemas_;
+  const ExecOptions& options_;
+  bool valueModel_;
+  std::shared_ptr<StorageProgram> out_;
+  std::vector<SValue> values_;
+  std::unordered_map<std::string_view, std::size_t> index_;
+  std::map<Path, std::uint32_t> pathIndex_;
+  std::vector<bool> keptViewCopy_;
+  std::vector<std::vector<std::size_t>> getitemUsers_;
+  std::uint32_t roots_ = 0, slots_ = 0;
+  std::size_t current_ = 0;
+
+  void emit(SStep step) { out_->steps[current_].push_back(std::move(step)); }
+
+  std::uint32_t internPath(const Path& p) {
+    if (p.empty()) return 0;
+    auto [it, inserted] = pathIndex_.emplace(p, static_cast<std::uint32_t>(out_->paths.size()));
+    if (inserted) out_->paths.push_back(p);
+    return it->second;
+  }
+
+  // A fresh root whose digest is computed by `f` at run time.
+  SValue freshRoot(std::function<std::uint64_t(const SState&)> f) {
+    SValue v;
+    v.kind = SValue::Kind::View;
+    v.root = roots_++;
+    std::uint32_t root = v.root;
+    emit([f = std::move(f), root](SState& st) {
+      st.digest[root] = f(st);
+      st.lastPath[root] = -1;
+    });
+    return v;
+  }
+
+  SValue freshSlot(std::function<std::uint64_t(const SState&)> f) {
+    SValue v;
+    v.kind = SValue::Kind::Slot;
+    v.slot = slots_++;
+    std::uint32_t slot = v.slot;
+    emit([f = std::move(f), slot](SState& st) { st.slots[slot] = f(st); });
+    return v;
+  }
+
+  SValue viewOf(const SValue& base, std::uint64_t step) {
+    if (base.kind != SValue::Kind::View) return base;
+    SValue v = base;
+    Path p = out_->paths[base.path];
+    p.push_back(step);
+    v.path = internPath(p);
+    return v;
+  }
+
+  SValue resolve(const Arg& a) {
+    SValue v;
+    switch (a.kind) {
+      case Arg::Kind::Ref: return values_.at(index_.at(a.text));
+      case Arg::Kind::List:
+      case Arg::Kind::Tuple:
+        v.kind = SValue::Kind::List;
+        for (const Arg& item : a.items) v.items.push_back(resolve(item));
+        return v;
+      case Arg::Kind::None: v.constant = 0; return v;
+      case Arg::Kind::Bool:
+      case Arg::Kind::Int: v.constant = combine(1, static_cast<std::uint64_t>(a.kind == Arg::Kind::Bool ? a.boolean : a.integer)); return v;
+      case Arg::Kind::Float: v.constant = combine(2, scalarElement(a.real)); return v;
+      case Arg::Kind::String:
+      case Arg::Kind::Token: v.constant = combine(3, hashText(a.text)); return v;
+    }
+    return v;
+  }
+
+  // Every tensor (view) inside a value, flattened.
+  static void views(const SValue& v, std::vector<SValue>& out) {
+    if (v.kind == SValue::Kind::View || v.kind == SValue::Kind::Slot) out.push_back(v);
+    else if (v.kind == SValue::Kind::List)
+      for (const SValue& item : v.items) views(item, out);
+  }
+
+  // The constant part of a value (literals, list structure), for hashing.
+  static std::uint64_t constantPart(const SValue& v) {
+    switch (v.kind) {
+      case SValue::Kind::Constant: return v.constant;
+      case SValue::Kind::List: {
+        std::uint64_t h = 0x4c495354 + v.items.size();
+        for (const SValue& item : v.items) h = combine(h, constantPart(item));
+        return h;
+      }
+      default: return 7;
+    }
+  }
+
+  // A runtime function: H(seed, reads of `inputs`).
+  std::function<std::uint64_t(const SState&)> hashOfReads(std::uint64_t seed, std::vector<SValue> inputs) {
+    const StorageProgram* prog = out_.get();
+    return [prog, seed, inputs = std::move(inputs)](const SState& st) {
+      std::uint64_t h = seed;
+      for (const SValue& in : inputs) h = combine(h, prog->read(st, in));
+      return h;
+    };
+  }
+
+  SValue compileCall(const Node& n) {
+    OpInfo info = classify(n, schemas_);
+    if (info.getitem) {
+      if (n.args.size() < 2) return {};
+      SValue container = resolve(n.args[0]);
+      std::int64_t i = n.args[1].kind == Arg::Kind::Int ? n.args[1].integer : 0;
+      if (container.kind == SValue::Kind::List) {
+        std::int64_t size = static_cast<std::int64_t>(container.items.size());
+        if (i < 0) i += size;
+        if (i >= 0 && i < size) return container.items[static_cast<std::size_t>(i)];
+        return {};
+      }
+      std::uint64_t step = combine(hashText("getitem"), static_cast<std::uint64_t>(i));
+      if (container.kind == SValue::Kind::Slot) {
+        std::uint32_t from = container.slot;
+        return freshSlot([from, step](const SState& st) { return combine(st.slots[from], step); });
+      }
+      if (!valueModel_) return viewOf(container, step);
+      const StorageProgram* prog = out_.get();
+      return freshRoot([prog, container, step](const SState& st) { return combine(prog->read(st, container), step); });
+    }
+    std::vector<SValue> inputs;
+    std::uint64_t seed = info.opId;
+    if (!info.schema) {
+      for (const Arg& a : n.args) {
+        SValue v = resolve(a);
+        views(v, inputs);
+        seed = combine(seed, constantPart(v));
+      }
+      for (const auto& [name, a] : n.kwargs) {
+        SValue v = resolve(a);
+        views(v, inputs);
+        seed = combine(combine(seed, hashText(name)), constantPart(v));
+      }
+      return freshRoot(hashOfReads(seed, std::move(inputs)));
+    }
+    const Schema& s = *info.schema;
+    std::string why;
+    std::optional<std::vector<Arg>> bound = bindArguments(n, s, why);
+    if (!bound) {  // arguments that do not fit: treat as schema-less (reads all, fresh result)
+      for (const Arg& a : n.args) views(resolve(a), inputs);
+      for (const auto& [name, a] : n.kwargs) views(resolve(a), inputs);
+      return freshRoot(hashOfReads(seed, std::move(inputs)));
+    }
+    std::vector<SValue> args;
+    for (const Arg& a : *bound) args.push_back(resolve(a));
+    std::uint64_t literals = info.opId;
+    for (std::size_t k = 0; k < args.size(); ++k)
+      if (!s.arguments[k].type.isTensor()) literals = combine(literals, constantPart(args[k]));
+
+    // Views.
+    if (isViewKind(info.kind) && !info.outVariant && !args.empty()) {
+      const bool identity = info.kind == OpKind::Alias || info.kind == OpKind::Contiguous;
+      const bool copy = valueModel_ || (info.copyVariant && (options_.viewMode == ViewMode::CopyViews ||
+                                                             (s.name == "view_copy" && keptViewCopy_[current_])));
+      std::size_t selfAt = s.argumentIndex("self").value_or(0);
+      const SValue self = args[selfAt];
+      // The view step does not depend on the variant (view vs view_copy), only on its meaning.
+      std::uint64_t step = combine(static_cast<std::uint64_t>(info.kind), literals ^ info.opId);
+      auto makeView = [&](std::uint64_t st) -> SValue {
+        if (!copy) return identity ? self : viewOf(self, st);
+        const StorageProgram* prog = out_.get();
+        if (identity) return freshRoot([prog, self](const SState& state) { return prog->read(state, self); });
+        return freshRoot([prog, self, st](const SState& state) { return combine(prog->read(state, self), st); });
+      };
+      if (!isListViewKind(info.kind)) return makeView(step);
+      SValue list;
+      list.kind = SValue::Kind::List;
+      std::size_t count = listLength(n);
+      for (std::size_t i = 0; i < count; ++i) list.items.push_back(makeView(combine(step, i)));
+      return list;
+    }
+    // Shape queries do not read contents.
+    if (info.kind == OpKind::SymSize) {
+      std::uint64_t h = literals;
+      for (const SValue& a : args) h = combine(h, a.kind == SValue::Kind::View ? a.path : 0);
+      return freshSlot([h](const SState&) { return h; });
+    }
+
+    // The value computed by the op.
+    const bool copyLike = info.kind == OpKind::Copy || info.kind == OpKind::Clone;
+    if (copyLike) {
+      std::size_t from = s.argumentIndex(info.kind == OpKind::Copy ? "src" : "self").value_or(0);
+      views(args[from], inputs);
+    } else {
+      for (std::size_t k = 0; k < args.size(); ++k)
+        if (s.arguments[k].type.isTensor()) views(args[k], inputs);
+    }
+    const std::uint32_t valueSlot = slots_++;
+    {
+      const StorageProgram* prog = out_.get();
+      emit([prog, inputs, literals, copyLike, valueSlot](SState& st) {
+        std::uint64_t h = copyLike ? 0 : literals;
+        for (const SValue& in : inputs) h = copyLike ? prog->read(st, in) : combine(h, prog->read(st, in));
+        st.slots[valueSlot] = h;
+      });
+    }
+    auto writtenValue = [copyLike, valueSlot](std::uint64_t channel) {
+      return [copyLike, valueSlot, channel](const SState& st) {
+        return copyLike ? st.slots[valueSlot] : combine(st.slots[valueSlot], channel);
+      };
+    };
+
+    // Writes (storage model only).
+    if (!valueModel_) {
+      for (std::size_t k = 0; k < args.size(); ++k) {
+        if (!s.arguments[k].type.isWrite()) continue;
+        const StorageProgram* prog = out_.get();
+        if (args[k].kind == SValue::Kind::View) {
+          SValue target = args[k];
+          auto f = writtenValue(k);
+          emit([prog, target, f](SState& st) { prog->write(st, target, f(st)); });
+        } else if (args[k].kind == SValue::Kind::List) {
+          for (std::size_t j = 0; j < args[k].items.size(); ++j) {
+            SValue target = args[k].items[j];
+            auto f = writtenValue(combine(k, j));
+            emit([prog, target, f](SState& st) { prog->write(st, target, f(st)); });
+          }
+        }
+      }
+    }
+
+    // Results.
+    std::vector<SValue> results;
+    for (std::size_t r = 0; r < s.returns.size(); ++r) {
+      const SchemaType& type = s.returns[r].type;
+      std::optional<std::size_t> aliased;
+      for (std::size_t k = 0; k < s.arguments.size(); ++k)
+        if (type.alias && s.arguments[k].type.alias && !type.alias->beforeSets.empty() &&
+            type.alias->beforeSets == s.arguments[k].type.alias->beforeSets)
+          aliased = k;
+      if (!type.isTensor()) {
+        results.push_back(freshSlot(writtenValue(5000 + r)));
+      } else if (type.isList && !aliased) {
+        SValue list;
+        list.kind = SValue::Kind::List;
+        std::size_t count = listLength(n);
+        for (std::size_t i = 0; i < count; ++i) list.items.push_back(freshRoot(writtenValue(combine(1000 + r, i))));
+        results.push_back(list);
+      } else if (aliased && s.arguments[*aliased].type.isWrite()) {
+        if (!valueModel_) results.push_back(args[*aliased]);
+        else results.push_back(freshRoot(writtenValue(*aliased)));
+      } else if (aliased) {  // an unknown view of argument k
+        std::uint64_t step = combine(literals, 9000 + r);
+        if (!valueModel_) results.push_back(viewOf(args[*aliased], step));
+        else {
+          const StorageProgram* prog = out_.get();
+          SValue base = args[*aliased];
+          results.push_back(freshRoot([prog, base, step](const SState& st) { return combine(prog->read(st, base), step); }));
+        }
+      } else {
+        results.push_back(freshRoot(writtenValue(1000 + r)));
+      }
+    }
+    SValue result;
+    if (results.size() == 1) result = results[0];
+    else if (results.size() > 1) {
+      result.kind = SValue::Kind::List;
+      result.items = std::move(results);
+    }
+    // _share_alloc_with_arg_idx = k: the result lives in argument k's storage.
+    std::optional<int> share = n.shareAllocArgIndex();
+    if (share && !valueModel_ && result.kind == SValue::Kind::View && *share >= 0 &&
+        static_cast<std::size_t>(*share) < n.args.size()) {
+      SValue base = resolve(n.args[static_cast<std::size_t>(*share)]);
+      if (base.kind == SValue::Kind::View) {
+        const StorageProgram* prog = out_.get();
+        SValue fresh = result;
+        emit([prog, base, fresh](SState& st) { prog->write(st, base, prog->read(st, fresh)); });
+        result = base;
+      }
+    }
+    return result;
+  }
+
+  // Number of elements of a list result: the highest getitem index used, plus one.
+  std::size_t listLength(const Node&) const {
+    std::size_t count = 0;
+    for (std::size_t user : getitemUsers_[current_]) {
+      const Node& u = program_.graph.nodes[user];
+      if (u.args.size() >= 2 && u.args[1].kind == Arg::Kind::Int && u.args[1].integer >= 0)
+        count = std::max(count, static_cast<std::size_t>(u.args[1].integer) + 1);
+    }
+    return count;
+  }
+
+  void compileEnd() {
+    const Graph& g = program_.graph;
+    const Signature& sig = program_.signature;
+    std::vector<Arg> returned = g.returnedValues();
+    auto targetOf = [&](const OutputSpec& spec) -> std::optional<SValue> {
+      const InputSpec* in = sig.mutatedInput(spec);
+      if (!in) return std::nullopt;
+      auto it = index_.find(in->name);
+      if (it == index_.end()) return std::nullopt;
+      return values_[it->second];
+    };
+    for (std::size_t pos : visibleOutputPositions(program_)) {
+      SValue v = resolve(returned[pos]);
+      std::string label = "output " + std::to_string(out_->placedOutputs.size());
+      if (returned[pos].isRef()) label += " (%" + returned[pos].text + ")";
+      SValue reference = v;
+      if (pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
+        if (std::optional<SValue> t = targetOf(sig.outputs[pos])) reference = *t;
+      out_->placedOutputs.emplace_back(label, v);
+      out_->referenceOutputs.emplace_back(label, reference);
+    }
+    for (std::size_t pos = 0; pos < sig.outputs.size() && pos < returned.size(); ++pos) {
+      if (!isMutation(sig.outputs[pos].kind)) continue;
+      std::optional<SValue> target = targetOf(sig.outputs[pos]);
+      if (!target) continue;  // validate() rules this out
+      out_->endWrites.push_back({*target, resolve(returned[pos])});
+    }
+  }
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const StorageProgram>> compileStorage(const Program& program, const SchemaTable& schemas,
+                                                             const ExecOptions& options) {
+  return Result<std::shared_ptr<const StorageProgram>>::success(StorageCompiler(program, schemas, options).compile());
+}
+
+std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Semantics> endings, InputSet inputs,
+                                  bool recordNodeHashes) {
+  SState st;
+  st.seed = inputs.seed;
+  st.inputSet = inputs.index;
+  st.digest.assign(exe.roots, 0);
+  st.lastPath.assign(exe.roots, -1);
+  st.lastValue.assign(exe.roots, 0);
+  st.slots.assign(exe.slots, 0);
+  std::vector<std::uint64_t> nodeHashes;
+  if (recordNodeHashes) nodeHashes.assign(exe.steps.size(), 0);
+  for (std::size_t n = 0; n < exe.steps.size(); ++n) {
+    for (const SStep& step : exe.steps[n]) step(st);
+    if (recordNodeHashes) nodeHashes[n] = exe.read(st, exe.nodeValues[n]);
+  }
+  std::vector<RunResult> results;
+  const SState snapshot = endings.size() > 1 ? st : SState();
+  for (std::size_t k = 0; k < endings.size(); ++k) {
+    if (k > 0) st = snapshot;
+    const Semantics sem = endings[k];
+    if (sem == Semantics::Par || sem == Semantics::Value) {
+      std::vector<std::uint64_t> values;
+      for (const SEndWrite& w : exe.endWrites) values.push_back(exe.read(st, w.value));
+      for (std::size_t i = 0; i < values.size(); ++i) exe.write(st, exe.endWrites[i].target, values[i]);
+    } else if (sem == Semantics::Seq) {
+      for (const SEndWrite& w : exe.endWrites) exe.write(st, w.target, exe.read(st, w.value));
+    }
+    RunResult r;
+    r.tier = Tier::Storage;
+    for (const auto& [label, root] : exe.placeholders) r.placeholders.push_back({label, {st.digest[root]}});
+    const auto& outs = sem == Semantics::Placed ? exe.placedOutputs : exe.referenceOutputs;
+    for (const auto& [label, value] : outs) r.outputs.push_back({label, {exe.read(st, value)}});
+    r.nodeHashes = nodeHashes;
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+}  // namespace wb::oracle::detail
