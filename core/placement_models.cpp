@@ -623,7 +623,10 @@ PlacedProgram pr20744Model(const Program& program, const SchemaTable& schemas) {
     // The PR keeps upstream's copies-first tuple and positional renaming (so B2 persists in the
     // real code); wbcheck's design (DESIGN §6) keeps output positions in every placement but
     // `upstream`, so this model uses KeepPositions and differs from the PR there on purpose.
-    return realise(program, selection, plan, OutputOrder::KeepPositions, SameAnchorOrder::Reversed, schemas);
+    // The fallback inserts before the output node, in spec order; otherwise each copy is
+    // `inserting_after(latest)`, which reverses copies that share an anchor.
+    const SameAnchorOrder sameAnchor = dependence ? SameAnchorOrder::Request : SameAnchorOrder::Reversed;
+    return realise(program, selection, plan, OutputOrder::KeepPositions, sameAnchor, schemas);
   });
 }
 

@@ -1,0 +1,821 @@
+// tests/placement_models_test.cpp: the models of upstream, PR #20744 and draft #13857 do
+// exactly what the real code does (executorch-semantics §2, §4, §8), bugs included.
+//
+// Each hazard of executorch-semantics §4.4 is built here as a program (the same shapes as
+// corpus/hazards/), and every test pins where each model puts each copy, which specs it skips,
+// the output tuple and the spec names. The upstream tests of §8 and the two tests PR #20744 adds
+// are rebuilt as assertions on the models.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/placement.h"
+#include "core/placement_models.h"
+#include "core/schema.h"
+
+namespace wb {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// A small program builder: placeholders, nodes, then the returned values with their specs.
+
+Arg R(std::string name) { return Arg::ref(std::move(name)); }
+Arg I(std::int64_t v) { return Arg::ofInt(v); }
+Arg L(std::vector<Arg> items) { return Arg::list(std::move(items)); }
+
+struct Out {
+  std::string value;
+  OutputKind kind = OutputKind::UserOutput;
+  std::string target;
+};
+
+struct Builder {
+  Program program;
+
+  Builder& buffer(const std::string& name, const std::string& fqn, const std::string& type = "f32[4]") {
+    return placeholder(name, type, {InputKind::Buffer, name, fqn, true});
+  }
+  Builder& input(const std::string& name, const std::string& type = "f32[4]") {
+    return placeholder(name, type, {InputKind::UserInput, name, "", std::nullopt});
+  }
+  Builder& placeholder(const std::string& name, const std::string& type, InputSpec spec) {
+    Node n;
+    n.name = name;
+    n.op = NodeOp::Placeholder;
+    n.target = name;
+    n.typeText = type;
+    program.graph.nodes.push_back(std::move(n));
+    program.signature.inputs.push_back(std::move(spec));
+    return *this;
+  }
+  Builder& getAttr(const std::string& name) {
+    Node n;
+    n.name = name;
+    n.op = NodeOp::GetAttr;
+    n.target = name;
+    program.graph.nodes.push_back(std::move(n));
+    return *this;
+  }
+  Builder& call(const std::string& name, const std::string& target, std::vector<Arg> args,
+                const std::string& type = "f32[4]", std::map<std::string, std::string> meta = {}) {
+    Node n;
+    n.name = name;
+    n.op = NodeOp::CallFunction;
+    n.target = target;
+    n.args = std::move(args);
+    n.typeText = type;
+    n.meta = std::move(meta);
+    program.graph.nodes.push_back(std::move(n));
+    return *this;
+  }
+  Builder& getitem(const std::string& name, const std::string& of, std::int64_t index) {
+    return call(name, "operator.getitem", {R(of), I(index)});
+  }
+  Builder& schema(const std::string& text) {
+    program.schemas.push_back(text);
+    return *this;
+  }
+  Program returns(const std::vector<Out>& outs) {
+    Node output;
+    output.name = "output";
+    output.op = NodeOp::Output;
+    output.target = "output";
+    std::vector<Arg> values;
+    for (const Out& o : outs) {
+      values.push_back(R(o.value));
+      program.signature.outputs.push_back({o.kind, o.value, o.target});
+    }
+    output.args = {Arg::tuple(std::move(values))};
+    program.graph.nodes.push_back(std::move(output));
+    return program;
+  }
+};
+
+Out userOut(std::string value) { return {std::move(value), OutputKind::UserOutput, ""}; }
+Out bufferMut(std::string value, std::string fqn) { return {std::move(value), OutputKind::BufferMutation, std::move(fqn)}; }
+Out inputMut(std::string value, std::string input) {
+  return {std::move(value), OutputKind::UserInputMutation, std::move(input)};
+}
+
+SchemaTable tableFor(const Program& program, const SchemaTable& base = builtinSchemas()) {
+  SchemaTable table = base;
+  for (const std::string& s : program.schemas) table.addAll(s, "<test>");
+  return table;
+}
+
+PlacedProgram upstream(const Program& p) { return placeUpstream(p, tableFor(p)); }
+PlacedProgram pr(const Program& p) { return placePr20744(p, tableFor(p)); }
+PlacedProgram draft(const Program& p) { return placeDraft13857(p, tableFor(p)); }
+
+// ---------------------------------------------------------------------------------------------
+// Queries on a placed program.
+
+std::vector<std::string> nodeNames(const PlacedProgram& placed) {
+  std::vector<std::string> names;
+  for (const Node& n : placed.program.graph.nodes) names.push_back(n.name);
+  return names;
+}
+
+std::vector<std::string> returnedNames(const PlacedProgram& placed) {
+  std::vector<std::string> names;
+  for (const Arg& a : placed.program.graph.returnedValues()) names.push_back(a.text);
+  return names;
+}
+
+std::vector<std::string> specNames(const PlacedProgram& placed) {
+  std::vector<std::string> names;
+  for (const OutputSpec& s : placed.program.signature.outputs) names.push_back(s.name);
+  return names;
+}
+
+std::size_t pos(const PlacedProgram& placed, const std::string& name) {
+  std::optional<std::size_t> i = placed.program.graph.indexOf(name);
+  EXPECT_TRUE(i.has_value()) << "no node " << name;
+  return i.value_or(0);
+}
+
+// The node right before `name`, i.e. what a copy was inserted after.
+std::string before(const PlacedProgram& placed, const std::string& name) {
+  std::size_t i = pos(placed, name);
+  return i == 0 ? "" : placed.program.graph.nodes[i - 1].name;
+}
+
+const Node& node(const PlacedProgram& placed, const std::string& name) {
+  return placed.program.graph.nodes.at(pos(placed, name));
+}
+
+// Asserts that `copy` is `aten::copy_(buffer, value)`.
+void expectCopy(const PlacedProgram& placed, const std::string& copy, const std::string& buffer,
+                const std::string& value) {
+  const Node& n = node(placed, copy);
+  EXPECT_EQ(n.target, "aten::copy_");
+  ASSERT_EQ(n.args.size(), 2u);
+  EXPECT_EQ(n.args[0].text, buffer) << copy;
+  EXPECT_EQ(n.args[1].text, value) << copy;
+}
+
+const CopyExplanation* explanationOf(const PlacedProgram& placed, const std::string& copy) {
+  for (const CopyExplanation& e : placed.copies)
+    if (e.copyNode == copy) return &e;
+  ADD_FAILURE() << "no explanation for " << copy;
+  return nullptr;
+}
+
+void expectRule(const PlacedProgram& placed, const std::string& copy, const std::string& rule,
+                const std::string& bindingNode) {
+  const CopyExplanation* e = explanationOf(placed, copy);
+  if (!e) return;
+  EXPECT_EQ(e->rule, rule) << e->text;
+  EXPECT_EQ(e->bindingNode, bindingNode) << e->text;
+  EXPECT_FALSE(e->text.empty());
+}
+
+using Names = std::vector<std::string>;
+
+// ---------------------------------------------------------------------------------------------
+// executorch-semantics §8: upstream's test_mutable_buffers, and PR #20744's changes to it.
+
+Program mutableStateModule() {
+  // y = x + state; state.add_(1); direct_copy_from_input.copy_(x); return y
+  return Builder()
+      .buffer("b_state", "state")
+      .buffer("b_direct_copy_from_input", "direct_copy_from_input")
+      .input("x")
+      .call("add", "aten::add.Tensor", {R("x"), R("b_state")})
+      .call("add_1", "aten::add.Tensor", {R("b_state"), I(1)})
+      .returns({bufferMut("add_1", "state"), bufferMut("x", "direct_copy_from_input"), userOut("add")});
+}
+
+TEST(UpstreamModel, TestMutableBuffers) {
+  PlacedProgram placed = upstream(mutableStateModule());
+  ASSERT_FALSE(placed.failure);
+  EXPECT_TRUE(placed.skipped.empty());
+  ASSERT_EQ(placed.copies.size(), 2u);
+  // Both copies just before the output, in spec order; the direct copy reads the placeholder x.
+  EXPECT_EQ(nodeNames(placed),
+            (Names{"b_state", "b_direct_copy_from_input", "x", "add", "add_1", "copy_", "copy__1", "output"}));
+  expectCopy(placed, "copy_", "b_state", "add_1");
+  expectCopy(placed, "copy__1", "b_direct_copy_from_input", "x");
+  EXPECT_EQ(returnedNames(placed), (Names{"copy_", "copy__1", "add"}));
+  EXPECT_EQ(specNames(placed), (Names{"copy_", "copy__1", "add"}));
+  expectRule(placed, "copy_", "END", "");
+}
+
+TEST(Pr20744Model, TestMutableBuffersExpectedGraph) {
+  // The PR's edit of the expected-graph comment: the copy of the placeholder x sits right after
+  // the placeholders, the copy of add_1 right after add_1.
+  PlacedProgram placed = pr(mutableStateModule());
+  ASSERT_FALSE(placed.failure);
+  EXPECT_EQ(nodeNames(placed),
+            (Names{"b_state", "b_direct_copy_from_input", "x", "copy__1", "add", "add_1", "copy_", "output"}));
+  expectCopy(placed, "copy__1", "b_direct_copy_from_input", "x");
+  expectRule(placed, "copy__1", "R0", "x");
+  expectRule(placed, "copy_", "R1", "add_1");
+  EXPECT_EQ(returnedNames(placed), (Names{"copy_", "copy__1", "add"}));
+  EXPECT_EQ(specNames(placed), (Names{"copy_", "copy__1", "add"}));
+}
+
+TEST(Pr20744Model, WriteBackIsInsertedEarly) {
+  // state.add_(1); x = x + 1 three times; return x
+  Program program = Builder()
+                        .buffer("b_state", "state")
+                        .input("x")
+                        .call("add", "aten::add.Tensor", {R("b_state"), I(1)})
+                        .call("add_1", "aten::add.Tensor", {R("x"), I(1)})
+                        .call("add_2", "aten::add.Tensor", {R("add_1"), I(1)})
+                        .call("add_3", "aten::add.Tensor", {R("add_2"), I(1)})
+                        .returns({bufferMut("add", "state"), userOut("add_3")});
+  PlacedProgram placed = pr(program);
+  ASSERT_FALSE(placed.failure);
+  ASSERT_EQ(placed.copies.size(), 1u);
+  const std::string copy = placed.copies[0].copyNode;
+  const Node& c = node(placed, copy);
+  ASSERT_EQ(c.args.size(), 2u);
+  EXPECT_EQ(pos(placed, copy), pos(placed, c.args[1].text) + 1);
+  EXPECT_LT(pos(placed, copy), pos(placed, "add_3"));
+  EXPECT_LT(pos(placed, copy), pos(placed, "output"));
+}
+
+TEST(Pr20744Model, WriteBackAfterOldValueReads) {
+  // new = x * 2; old_plus = state + x; state.copy_(new); return old_plus
+  Program program = Builder()
+                        .buffer("b_state", "state")
+                        .input("x")
+                        .call("mul", "aten::mul.Tensor", {R("x"), I(2)})
+                        .call("add", "aten::add.Tensor", {R("b_state"), R("x")})
+                        .returns({bufferMut("mul", "state"), userOut("add")});
+  PlacedProgram placed = pr(program);
+  ASSERT_FALSE(placed.failure);
+  ASSERT_EQ(placed.copies.size(), 1u);
+  const std::string copy = placed.copies[0].copyNode;
+  for (const Node& n : placed.program.graph.nodes) {
+    if (n.name == copy || n.isOutput()) continue;
+    bool usesState = false;
+    for (const Arg& a : n.args) forEachRef(a, [&](const std::string& r) { usesState |= r == "b_state"; });
+    if (usesState) {
+      EXPECT_LT(pos(placed, n.name), pos(placed, copy)) << n.name;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Upstream bugs B1 and B2, and the lifted-input name collision (§2.1, §2.2, §2.3).
+
+TEST(UpstreamModel, B1LineageAcceptsAnyBuffer) {
+  // y = x + self.a; self.a.copy_(self.b); return y  → the mutation output of a IS b_b.
+  Program program = Builder()
+                        .buffer("b_a", "a")
+                        .buffer("b_b", "b")
+                        .input("x")
+                        .call("add", "aten::add.Tensor", {R("x"), R("b_a")})
+                        .returns({bufferMut("b_b", "a"), userOut("add")});
+  for (PlacedProgram placed : {upstream(program), pr(program), draft(program)}) {
+    ASSERT_FALSE(placed.failure);
+    EXPECT_TRUE(placed.copies.empty());
+    ASSERT_EQ(placed.skipped.size(), 1u);
+    EXPECT_NE(placed.skipped[0].find("B1"), std::string::npos) << placed.skipped[0];
+    EXPECT_EQ(nodeNames(placed), (Names{"b_a", "b_b", "x", "add", "output"}));
+    EXPECT_EQ(returnedNames(placed), (Names{"b_b", "add"}));
+    EXPECT_EQ(specNames(placed), (Names{"b_b", "add"}));
+  }
+}
+
+TEST(UpstreamModel, B1UserInputAnalogue) {
+  // x.copy_(y) with two user inputs: USER_INPUT_MUTATION(x) whose value is the placeholder y.
+  Program program = Builder()
+                        .input("x")
+                        .input("y")
+                        .call("mul", "aten::mul.Tensor", {R("x"), R("y")})
+                        .returns({inputMut("y", "x"), userOut("mul")});
+  PlacedProgram placed = upstream(program);
+  ASSERT_FALSE(placed.failure);
+  EXPECT_TRUE(placed.copies.empty());
+  ASSERT_EQ(placed.skipped.size(), 1u);
+  EXPECT_NE(placed.skipped[0].find("B1"), std::string::npos);
+}
+
+TEST(UpstreamModel, InplaceLineageOfItsOwnTargetIsSkipped) {
+  // index_put_ on the buffer itself, as reinplace produces (test_index_put_reinplace): 0 copies.
+  Program program = Builder()
+                        .buffer("b_state", "state", "f32[5]")
+                        .input("i", "i64[1]")
+                        .input("v", "f32[1]")
+                        .call("index_put_", "aten::index_put_", {R("b_state"), L({R("i")}), R("v")}, "f32[5]")
+                        .returns({bufferMut("index_put_", "state")});
+  PlacedProgram placed = upstream(program);
+  ASSERT_FALSE(placed.failure);
+  EXPECT_TRUE(placed.copies.empty());
+  ASSERT_EQ(placed.skipped.size(), 1u);
+  EXPECT_NE(placed.skipped[0].find("the target itself"), std::string::npos) << placed.skipped[0];
+}
+
+Program b2Program() {
+  // Reinplaced index_put_ on the cache (skipped), then a copied user-input mutation.
+  return Builder()
+      .buffer("b_cache", "cache")
+      .input("x")
+      .input("i", "i64[1]")
+      .call("index_put_", "aten::index_put_", {R("b_cache"), L({R("i")}), R("x")})
+      .call("add", "aten::add.Tensor", {R("x"), I(1)})
+      .call("mul", "aten::mul.Tensor", {R("x"), I(2)})
+      .returns({bufferMut("index_put_", "cache"), inputMut("add", "x"), userOut("mul")});
+}
+
+TEST(UpstreamModel, B2CopiesFirstAndPositionalRenaming) {
+  PlacedProgram placed = upstream(b2Program());
+  ASSERT_FALSE(placed.failure);
+  ASSERT_EQ(placed.copies.size(), 1u);
+  ASSERT_EQ(placed.skipped.size(), 1u);
+  expectCopy(placed, "copy_", "x", "add");
+  EXPECT_EQ(before(placed, "output"), "copy_");
+  // The tuple becomes (copy_x, index_put_, mul); the BUFFER_MUTATION spec now names copy_ and
+  // the USER_INPUT_MUTATION spec names index_put_: the emitter drops the user-input copy.
+  EXPECT_EQ(returnedNames(placed), (Names{"copy_", "index_put_", "mul"}));
+  EXPECT_EQ(specNames(placed), (Names{"copy_", "index_put_", "mul"}));
+  EXPECT_EQ(placed.program.signature.outputs[0].kind, OutputKind::BufferMutation);
+  EXPECT_EQ(placed.program.signature.outputs[1].kind, OutputKind::UserInputMutation);
+}
+
+TEST(Pr20744Model, B2ProgramKeepsPositions) {
+  PlacedProgram placed = pr(b2Program());
+  ASSERT_FALSE(placed.failure);
+  ASSERT_EQ(placed.copies.size(), 1u);
+  expectCopy(placed, "copy_", "x", "add");
+  // index_put_(b_cache, [i], x) "aliases every input" (H11), so it counts as an alias of x;
+  // mul is the last direct reader of x.
+  expectRule(placed, "copy_", "R2", "mul");
+  EXPECT_EQ(before(placed, "copy_"), "mul");
+  EXPECT_EQ(returnedNames(placed), (Names{"index_put_", "copy_", "mul"}));
+  EXPECT_EQ(specNames(placed), (Names{"index_put_", "copy_", "mul"}));
+}
+
+TEST(Draft13857Model, B2ProgramKeepsPositions) {
+  PlacedProgram placed = draft(b2Program());
+  ASSERT_FALSE(placed.failure);
+  expectRule(placed, "copy_", "R2", "mul");
+  EXPECT_EQ(returnedNames(placed), (Names{"index_put_", "copy_", "mul"}));
+}
+
+TEST(UpstreamModel, BufferNameCollidesWithUserInput) {
+  // Buffer FQN "x" and user input "x" share upstream's dict; the user input wins, so the
+  // write-back of buffer x writes the user input.
+  Program program = Builder()
+                        .buffer("b_x", "x")
+                        .input("x")
+                        .call("add", "aten::add.Tensor", {R("b_x"), R("x")})
+                        .call("mul", "aten::mul.Tensor", {R("x"), I(2)})
+                        .returns({bufferMut("add", "x"), userOut("mul")});
+  for (PlacedProgram placed : {upstream(program), pr(program), draft(program)}) {
+    ASSERT_FALSE(placed.failure);
+    ASSERT_EQ(placed.copies.size(), 1u);
+    expectCopy(placed, "copy_", "x", "add");
+    EXPECT_EQ(placed.copies[0].buffer, "x");
+    EXPECT_EQ(placed.program.signature.outputs[0].kind, OutputKind::BufferMutation);
+    EXPECT_EQ(placed.program.signature.outputs[0].target, "x");
+    EXPECT_EQ(placed.program.signature.inputs, program.signature.inputs);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// FX dead-code elimination after upstream's insertion (§2.1 step 5).
+
+TEST(UpstreamModel, DeadCodeElimination) {
+  Program program = Builder()
+                        .buffer("b_s", "s")
+                        .input("x")
+                        .getAttr("lowered_module_0")
+                        .call("dead_view", "aten::view_copy", {R("x"), L({I(2), I(2)})}, "f32[2, 2]")
+                        .call("dead_add", "aten::add.Tensor", {R("x"), I(1)})
+                        .call("dead_mul", "aten::mul.Tensor", {R("dead_add"), I(2)})
+                        .call("relu_", "aten::relu_", {R("x")})
+                        .call("assert_async", "aten::_assert_async.msg", {R("x"), Arg::ofString("m")}, "")
+                        .call("mystery", "my_ops::mystery", {R("x")})
+                        .call("delegate", "executorch_call_delegate", {R("lowered_module_0"), R("x")}, "")
+                        .getitem("getitem", "delegate", 0)
+                        .call("v", "aten::mul.Tensor", {R("x"), I(2)})
+                        .returns({bufferMut("v", "s")});
+  PlacedProgram placed = upstream(program);
+  ASSERT_FALSE(placed.failure);
+  // Removed: pure nodes without users (a chain too), the schema-less delegate call with its
+  // getitem, then the get_attr that only fed it. Kept: mutable schemas, FX's side-effectful
+  // asserts, and an op overload whose schema we lack (it might be mutable in torch).
+  EXPECT_EQ(nodeNames(placed), (Names{"b_s", "x", "relu_", "assert_async", "mystery", "v", "copy_", "output"}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The hazards of executorch-semantics §4.4.
+
+TEST(Hazards, H1OldValueReaderAfterTheValue) {
+  Program program = Builder()
+                        .buffer("b_s", "s")
+                        .input("x")
+                        .call("mul", "aten::mul.Tensor", {R("x"), I(2)})
+                        .call("add", "aten::add.Tensor", {R("b_s"), R("x")})
+                        .returns({bufferMut("mul", "s"), userOut("add")});
+  PlacedProgram up = upstream(program);
+  EXPECT_EQ(nodeNames(up), (Names{"b_s", "x", "mul", "add", "copy_", "output"}));
+  EXPECT_EQ(returnedNames(up), (Names{"copy_", "add"}));
+  PlacedProgram p = pr(program);
+  EXPECT_EQ(before(p, "copy_"), "add");
+  expectRule(p, "copy_", "R2", "add");
+  PlacedProgram d = draft(program);
+  EXPECT_EQ(before(d, "copy_"), "add");
+  expectRule(d, "copy_", "R2", "add");
+  for (const PlacedProgram* placed : {&up, &p, &d}) {
+    EXPECT_FALSE(placed->failure);
+    expectCopy(*placed, "copy_", "b_s", "mul");
+    EXPECT_EQ(specNames(*placed), (Names{"copy_", "add"}));
+  }
+}
+
+TEST(Hazards, H2ReaderThroughADelegateAlias) {
+  Program program = Builder()
+                        .buffer("b_s", "s")
+                        .input("x")
+                        .getAttr("lowered_module_0")
+                        .call("executorch_call_delegate", "executorch_call_delegate",
+                              {R("lowered_module_0"), R("b_s"), R("x")}, "")
+                        .getitem("getitem", "executorch_call_delegate", 0)
+                        .call("mul", "aten::mul.Tensor", {R("x"), I(2)})
+                        .call("add", "aten::add.Tensor", {R("getitem"), I(1)})
+                        .returns({bufferMut("mul", "s"), userOut("add")});
+  PlacedProgram p = pr(program);
+  ASSERT_FALSE(p.failure);
+  EXPECT_EQ(before(p, "copy_"), "add");
+  expectRule(p, "copy_", "R2", "add");
+  EXPECT_NE(explanationOf(p, "copy_")->text.find("through %getitem"), std::string::npos);
+  // The draft sees only direct users of b_s (the delegate call): after the value, before add.
+  PlacedProgram d = draft(program);
+  EXPECT_EQ(before(d, "copy_"), "mul");
+  expectRule(d, "copy_", "R1", "mul");
+  EXPECT_LT(pos(d, "copy_"), pos(d, "add"));
+  PlacedProgram up = upstream(program);
+  EXPECT_EQ(before(up, "output"), "copy_");
+  EXPECT_EQ(returnedNames(up), (Names{"copy_", "add"}));
+}
+
+TEST(Hazards, H3MutationOfTheValueAfterItsDefinition) {
+  Program program = Builder()
+                        .buffer("b_s", "s")
+                        .input("x")
+                        .call("add", "aten::add.Tensor", {R("x"), I(1)})
+                        .call("relu_", "aten::relu_", {R("add")})
+                        .returns({bufferMut("add", "s"), userOut("relu_")});
+  PlacedProgram p = pr(program);
+  EXPECT_EQ(before(p, "copy_"), "relu_");
+  expectRule(p, "copy_", "R3", "relu_");
+  PlacedProgram d = draft(program);
+  EXPECT_EQ(before(d, "copy_"), "relu_");
+  expectRule(d, "copy_", "R3", "relu_");
+  PlacedProgram up = upstream(program);
+  EXPECT_TRUE(up.skipped.empty());  // add is not an in-place lineage
+  EXPECT_EQ(before(up, "output"), "copy_");
+  for (const PlacedProgram* placed : {&up, &p, &d}) expectCopy(*placed, "copy_", "b_s", "add");
+}
+
+Program h4Program() {
+  return Builder()
+      .buffer("b_s", "s")
+      .input("x")
+      .input("z")
+      .schema("my_ops::scale_all_(Tensor(a!)[] self, Scalar s) -> ()")
+      .call("add", "aten::add.Tensor", {R("x"), I(1)})
+      .call("scale_all_", "my_ops::scale_all_", {L({R("add"), R("z")}), I(2)}, "")
+      .call("mul", "aten::mul.Tensor", {R("z"), I(3)})
+      .returns({bufferMut("add", "s"), userOut("mul")});
+}
+
+TEST(Hazards, H4MutationThroughAListArgument) {
+  Program program = h4Program();
+  // The PR matches only `args[i] is a`: the list [add, z] hides the write → right after add.
+  PlacedProgram p = pr(program);
+  ASSERT_FALSE(p.failure);
+  EXPECT_EQ(before(p, "copy_"), "add");
+  expectRule(p, "copy_", "R1", "add");
+  EXPECT_LT(pos(p, "copy_"), pos(p, "scale_all_"));
+  // The draft takes every direct user of the value, so it lands after scale_all_ by accident.
+  PlacedProgram d = draft(program);
+  EXPECT_EQ(before(d, "copy_"), "scale_all_");
+  expectRule(d, "copy_", "R3", "scale_all_");
+  // The unused scale_all_ survives DCE: its schema is mutable.
+  PlacedProgram up = upstream(program);
+  EXPECT_EQ(nodeNames(up), (Names{"b_s", "x", "z", "add", "scale_all_", "mul", "copy_", "output"}));
+}
+
+TEST(Hazards, H5ViewCopyIsNotAnAlias) {
+  Program program = Builder()
+                        .buffer("b_s", "s")
+                        .input("x")
+                        .call("mul", "aten::mul.Tensor", {R("x"), I(2)})
+                        .call("view_copy", "aten::view_copy", {R("b_s"), L({I(2), I(2)})}, "f32[2, 2]")
+                        .call("sum_1", "aten::sum", {R("view_copy")}, "f32[]")
+                        .returns({bufferMut("mul", "s"), userOut("sum_1")});
+  PlacedProgram p = pr(program);
+  ASSERT_FALSE(p.failure);
+  EXPECT_EQ(before(p, "copy_"), "view_copy");
+  expectRule(p, "copy_", "R2", "view_copy");
+  EXPECT_LT(pos(p, "copy_"), pos(p, "sum_1"));  // the wrong result once view_copy becomes a view
+  PlacedProgram d = draft(program);
+  EXPECT_EQ(before(d, "copy_"), "view_copy");
+  PlacedProgram up = upstream(program);
+  EXPECT_EQ(before(up, "output"), "copy_");
+}
+
+TEST(Hazards, H5CopyCopyVariantB3) {
+  // a.copy_(b.view(2,2)); b.add_(x), with b registered first.
+  Program program = Builder()
+                        .buffer("b_b", "b")
+                        .buffer("b_a", "a", "f32[2, 2]")
+                        .input("x")
+                        .call("view_copy", "aten::view_copy", {R("b_b"), L({I(2), I(2)})}, "f32[2, 2]")
+                        .call("add", "aten::add.Tensor", {R("b_b"), R("x")})
+                        .returns({bufferMut("add", "b"), bufferMut("view_copy", "a")});
+  // Upstream: copy_(b_b, add) then copy__1(b_a, view_copy), in spec order at the end.
+  PlacedProgram up = upstream(program);
+  EXPECT_EQ(nodeNames(up), (Names{"b_b", "b_a", "x", "view_copy", "add", "copy_", "copy__1", "output"}));
+  expectCopy(up, "copy__1", "b_a", "view_copy");
+  // The PR: view_copy is no alias, so the guard passes; copy__1 right after view_copy, before
+  // copy_ (after add, the last reader of b_b).
+  PlacedProgram p = pr(program);
+  EXPECT_EQ(nodeNames(p), (Names{"b_b", "b_a", "x", "view_copy", "copy__1", "add", "copy_", "output"}));
+  expectRule(p, "copy__1", "R1", "view_copy");
+  expectRule(p, "copy_", "R1", "add");  // add also reads b_b: the first rule to reach it binds
+  EXPECT_EQ(returnedNames(p), (Names{"copy_", "copy__1"}));
+}
+
+TEST(Hazards, H6aReaderOfABufferSharingResult) {
+  Program program = Builder()
+                        .buffer("b_s", "s")
+                        .input("x")
+                        .call("mul", "aten::mul.Tensor", {R("x"), I(2)})
+                        .call("relu", "aten::relu", {R("b_s")}, "f32[4]", {{"_share_alloc_with_arg_idx", "0"}})
+                        .call("add", "aten::add.Tensor", {R("relu"), I(1)})
+                        .returns({bufferMut("mul", "s"), userOut("add")});
+  PlacedProgram p = pr(program);
+  EXPECT_EQ(before(p, "copy_"), "relu");  // _share_alloc_with_arg_idx ignored: add reads the new s
+  expectRule(p, "copy_", "R2", "relu");
+  PlacedProgram d = draft(program);
+  EXPECT_EQ(before(d, "copy_"), "relu");
+  PlacedProgram up = upstream(program);
+  EXPECT_EQ(before(up, "output"), "copy_");
+}
+
+TEST(Hazards, H6bClobberOfTheValue) {
+  Program program = Builder()
+                        .buffer("b_s", "s")
+                        .input("x")
+                        .call("add", "aten::add.Tensor", {R("x"), I(1)})
+                        .call("relu", "aten::relu", {R("add")}, "f32[4]", {{"_share_alloc_with_arg_idx", "0"}})
+                        .returns({bufferMut("add", "s"), userOut("relu")});
+  PlacedProgram p = pr(program);
+  EXPECT_EQ(before(p, "copy_"), "add");  // accidentally before the clobber
+  expectRule(p, "copy_", "R1", "add");
+  PlacedProgram d = draft(program);
+  EXPECT_EQ(before(d, "copy_"), "relu");
+  expectRule(d, "copy_", "R3", "relu");
+  PlacedProgram up = upstream(program);
+  EXPECT_EQ(before(up, "output"), "copy_");
+}
+
+TEST(Hazards, H7NoPlaceholders) {
+  // def forward(self): return torch.ones(3) * 2
+  Program program = Builder()
+                        .call("ones", "aten::ones", {L({I(3)})}, "f32[3]")
+                        .call("mul", "aten::mul.Tensor", {R("ones"), I(2)}, "f32[3]")
+                        .returns({userOut("mul")});
+  PlacedProgram p = pr(program);
+  ASSERT_TRUE(p.failure.has_value());
+  EXPECT_EQ(*p.failure, "IndexError: list index out of range");
+  EXPECT_EQ(p.program, program);
+  EXPECT_TRUE(p.copies.empty());
+  for (PlacedProgram placed : {upstream(program), draft(program)}) {
+    EXPECT_FALSE(placed.failure);
+    EXPECT_EQ(placed.program, program);
+  }
+}
+
+TEST(Hazards, H8CopyCopyReadBeforeWrite) {
+  // b.copy_(a); a.add_(1): the mutation of b IS the placeholder b_a, so B1 drops it everywhere.
+  Program program = Builder()
+                        .buffer("b_a", "a")
+                        .buffer("b_b", "b")
+                        .call("add", "aten::add.Tensor", {R("b_a"), I(1)})
+                        .returns({bufferMut("add", "a"), bufferMut("b_a", "b")});
+  PlacedProgram up = upstream(program);
+  ASSERT_EQ(up.copies.size(), 1u);
+  ASSERT_EQ(up.skipped.size(), 1u);
+  EXPECT_NE(up.skipped[0].find("B1"), std::string::npos);
+  EXPECT_EQ(returnedNames(up), (Names{"copy_", "b_a"}));
+  EXPECT_EQ(specNames(up), (Names{"copy_", "b_a"}));
+  PlacedProgram p = pr(program);
+  ASSERT_EQ(p.copies.size(), 1u);
+  EXPECT_EQ(before(p, "copy_"), "add");
+  expectRule(p, "copy_", "R1", "add");
+  PlacedProgram d = draft(program);
+  EXPECT_EQ(before(d, "copy_"), "add");
+}
+
+TEST(Hazards, H9DelegatesAreConservative) {
+  // The value feeds a delegate: the call and each getitem "may write" it (no schema).
+  Program program = Builder()
+                        .buffer("b_s", "s")
+                        .input("x")
+                        .getAttr("lowered_module_0")
+                        .call("mul", "aten::mul.Tensor", {R("x"), I(2)})
+                        .call("executorch_call_delegate", "executorch_call_delegate",
+                              {R("lowered_module_0"), R("mul")}, "")
+                        .getitem("getitem", "executorch_call_delegate", 0)
+                        .returns({bufferMut("mul", "s"), userOut("getitem")});
+  PlacedProgram p = pr(program);
+  EXPECT_EQ(before(p, "copy_"), "getitem");
+  expectRule(p, "copy_", "R3", "getitem");
+  PlacedProgram d = draft(program);
+  EXPECT_EQ(before(d, "copy_"), "executorch_call_delegate");
+  expectRule(d, "copy_", "R3", "executorch_call_delegate");
+}
+
+TEST(Hazards, H10AncestorAliasOfTheValue) {
+  Program program = Builder()
+                        .buffer("b_s", "s")
+                        .input("x")
+                        .call("mul", "aten::mul.Tensor", {R("x"), I(2)})
+                        .call("relu_", "aten::relu_", {R("mul")})
+                        .call("add_", "aten::add_.Tensor", {R("mul"), I(1)})
+                        .returns({bufferMut("relu_", "s"), userOut("add_")});
+  // Upstream walks relu_ → mul, not in-place: a copy.
+  PlacedProgram up = upstream(program);
+  EXPECT_TRUE(up.skipped.empty());
+  EXPECT_EQ(before(up, "output"), "copy_");
+  // The forward walk from relu_ never reaches add_ (which writes mul, hence relu_).
+  PlacedProgram p = pr(program);
+  EXPECT_EQ(before(p, "copy_"), "relu_");
+  expectRule(p, "copy_", "R1", "relu_");
+  PlacedProgram d = draft(program);
+  EXPECT_EQ(before(d, "copy_"), "relu_");
+}
+
+TEST(Hazards, H11AnyAliasingReturnAliasesEveryInput) {
+  Program program = Builder()
+                        .buffer("b_s", "s")
+                        .input("x")
+                        .call("mul", "aten::mul.Tensor", {R("x"), I(2)})
+                        .call("expand_as", "aten::expand_as", {R("x"), R("b_s")})
+                        .call("add", "aten::add.Tensor", {R("expand_as"), I(1)})
+                        .returns({bufferMut("mul", "s"), userOut("add")});
+  PlacedProgram p = pr(program);
+  EXPECT_EQ(before(p, "copy_"), "add");  // expand_as "aliases" b_s too: later than needed
+  expectRule(p, "copy_", "R2", "add");
+  EXPECT_NE(explanationOf(p, "copy_")->text.find("through %expand_as"), std::string::npos);
+  PlacedProgram d = draft(program);
+  EXPECT_EQ(before(d, "copy_"), "expand_as");
+}
+
+Program guardProgram() {
+  // The value of b is a view of a, whose write-back comes first: the guard trips.
+  return Builder()
+      .buffer("b_a", "a")
+      .buffer("b_b", "b")
+      .buffer("b_c", "c")
+      .input("x")
+      .call("add", "aten::add.Tensor", {R("b_a"), R("x")})
+      .call("expand", "aten::expand", {R("b_a"), L({I(4)})})
+      .call("mul", "aten::mul.Tensor", {R("x"), I(3)})
+      .returns({bufferMut("add", "a"), bufferMut("expand", "b"), bufferMut("mul", "c")});
+}
+
+TEST(Hazards, H12GlobalFallbackSendsEveryCopyToTheEnd) {
+  PlacedProgram p = pr(guardProgram());
+  ASSERT_FALSE(p.failure);
+  // All three at the end in spec order, the independent write-back of c included.
+  EXPECT_EQ(nodeNames(p),
+            (Names{"b_a", "b_b", "b_c", "x", "add", "expand", "mul", "copy_", "copy__1", "copy__2", "output"}));
+  for (const char* copy : {"copy_", "copy__1", "copy__2"}) expectRule(p, copy, "END", "");
+  EXPECT_EQ(returnedNames(p), (Names{"copy_", "copy__1", "copy__2"}));
+  // The draft has no guard: copy_ (after expand, the last direct user of b_a) and copy__1
+  // (after its value, expand) share an anchor and come out reversed; copy__2 after mul.
+  PlacedProgram d = draft(guardProgram());
+  EXPECT_EQ(nodeNames(d),
+            (Names{"b_a", "b_b", "b_c", "x", "add", "expand", "copy__1", "copy_", "mul", "copy__2", "output"}));
+  expectRule(d, "copy_", "R2", "expand");
+  expectRule(d, "copy__1", "R1", "expand");
+  EXPECT_EQ(returnedNames(d), (Names{"copy_", "copy__1", "copy__2"}));
+}
+
+TEST(Pr20744Model, CopiesAtTheSameAnchorComeOutReversed) {
+  // Two independent write-backs whose latest node is the same: each inserting_after(mul)
+  // pushes the earlier copy down.
+  Program program = Builder()
+                        .buffer("b_a", "a")
+                        .buffer("b_b", "b")
+                        .input("x")
+                        .call("mul", "aten::mul.Tensor", {R("x"), I(2)})
+                        .call("add", "aten::add.Tensor", {R("mul"), I(1)})
+                        .returns({bufferMut("mul", "a"), bufferMut("mul", "b"), userOut("add")});
+  PlacedProgram p = pr(program);
+  ASSERT_FALSE(p.failure);
+  EXPECT_EQ(nodeNames(p), (Names{"b_a", "b_b", "x", "mul", "copy__1", "copy_", "add", "output"}));
+  expectCopy(p, "copy_", "b_a", "mul");
+  expectCopy(p, "copy__1", "b_b", "mul");
+  // Explanations come in graph order.
+  ASSERT_EQ(p.copies.size(), 2u);
+  EXPECT_EQ(p.copies[0].copyNode, "copy__1");
+  EXPECT_EQ(returnedNames(p), (Names{"copy_", "copy__1", "add"}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Totality: whatever the program, no model throws, and every copy it reports is in the graph.
+
+Program randomProgram(std::mt19937& rng) {
+  auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+  Builder b;
+  b.schema("my_ops::scale_all_(Tensor(a!)[] self, Scalar s) -> ()");
+  std::vector<std::string> values;
+  const std::size_t buffers = pick(3);
+  for (std::size_t i = 0; i < buffers; ++i) {
+    b.buffer("b_" + std::to_string(i), "s" + std::to_string(i));
+    values.push_back("b_" + std::to_string(i));
+  }
+  const std::size_t inputs = pick(3);
+  for (std::size_t i = 0; i < inputs; ++i) {
+    b.input("x" + std::to_string(i));
+    values.push_back("x" + std::to_string(i));
+  }
+  const char* unary[] = {"aten::relu", "aten::relu_", "aten::view_copy", "aten::expand", "my_ops::mystery",
+                         "aten::clone"};
+  const std::size_t nodes = pick(8);
+  for (std::size_t i = 0; i < nodes; ++i) {
+    std::string name = "n" + std::to_string(i);
+    if (values.empty()) {
+      b.call(name, "aten::ones", {L({I(4)})});
+    } else {
+      const std::string a = values[pick(values.size())];
+      const std::string c = values[pick(values.size())];
+      switch (pick(5)) {
+        case 0: b.call(name, "aten::add.Tensor", {R(a), R(c)}); break;
+        case 1: b.call(name, "aten::add_.Tensor", {R(a), R(c)}); break;
+        case 2: b.call(name, "my_ops::scale_all_", {L({R(a), R(c)}), I(2)}, ""); break;
+        case 3: b.call(name, "executorch_call_delegate", {R(a)}, ""); break;
+        default: b.call(name, unary[pick(std::size(unary))], {R(a), L({I(4)})}); break;
+      }
+    }
+    values.push_back(name);
+  }
+  std::vector<Out> outs;
+  for (std::size_t i = 0; i < buffers; ++i)
+    if (pick(2) && !values.empty()) outs.push_back(bufferMut(values[pick(values.size())], "s" + std::to_string(i)));
+  for (std::size_t i = 0; i < inputs; ++i)
+    if (pick(3) == 0 && !values.empty()) outs.push_back(inputMut(values[pick(values.size())], "x" + std::to_string(i)));
+  if (!values.empty()) outs.push_back(userOut(values[pick(values.size())]));
+  return b.returns(outs);
+}
+
+TEST(PlacementModels, TotalOnRandomPrograms) {
+  std::mt19937 rng(20744);
+  const SchemaTable builtins = builtinSchemas();
+  for (int i = 0; i < 2000; ++i) {
+    Program program = randomProgram(rng);
+    const bool hasPlaceholders = !program.signature.inputs.empty();
+    const SchemaTable table = tableFor(program, builtins);
+    for (Placement placement : {Placement::Upstream, Placement::Pr20744, Placement::Draft13857}) {
+      PlacedProgram placed;
+      if (placement == Placement::Upstream) placed = placeUpstream(program, table);
+      if (placement == Placement::Pr20744) placed = placePr20744(program, table);
+      if (placement == Placement::Draft13857) placed = placeDraft13857(program, table);
+      if (placed.failure) {
+        EXPECT_EQ(placement, Placement::Pr20744) << *placed.failure;
+        EXPECT_FALSE(hasPlaceholders) << *placed.failure;
+        EXPECT_EQ(placed.program, program);
+        continue;
+      }
+      const Graph& g = placed.program.graph;
+      ASSERT_FALSE(g.nodes.empty());
+      EXPECT_TRUE(g.nodes.back().isOutput());
+      std::size_t previous = 0;
+      for (const CopyExplanation& e : placed.copies) {
+        std::optional<std::size_t> at = g.indexOf(e.copyNode);
+        ASSERT_TRUE(at.has_value()) << e.copyNode;
+        EXPECT_GE(*at, previous);
+        previous = *at;
+        EXPECT_EQ(g.nodes[*at].target, "aten::copy_");
+        // Every copy comes after its value and after every placeholder.
+        if (!e.value.empty()) {
+          EXPECT_LT(*g.indexOf(e.value), *at);
+        }
+        for (std::size_t k = *at; k < g.nodes.size(); ++k) EXPECT_FALSE(g.nodes[k].isPlaceholder());
+      }
+      EXPECT_EQ(placed.program.signature.outputs.size(), program.signature.outputs.size());
+      EXPECT_EQ(g.returnedValues().size(), program.signature.outputs.size());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace wb
