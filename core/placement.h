@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/alias.h"
 #include "core/ir.h"
 #include "core/schema.h"
 
@@ -49,5 +50,58 @@ PlacedProgram place(const Program& program, Placement placement, const SchemaTab
 
 // The schemas a program is analysed with: `base` plus every schema in `program.schemas`.
 SchemaTable schemasFor(const Program& program, const SchemaTable& base);
+
+// ---------------------------------------------------------------------------------------------
+// Our placements (place() dispatches to them; see also placement_models.h).
+
+// The mutation outputs a correct placement writes back: every BUFFER_MUTATION /
+// USER_INPUT_MUTATION output whose value is not an in-place lineage of *its own* target
+// (args[0] of in-place-kind schemas, followed back to the spec's target placeholder). A
+// placed program's copies are such lineages, so placing it again selects nothing.
+struct WriteBack {
+  std::size_t outputIndex = 0;  // output spec index
+  NodeId buffer = kNoNode;      // the target placeholder
+  NodeId value = kNoNode;       // the returned node
+};
+struct WriteBackSelection {
+  std::vector<WriteBack> writeBacks;  // in output-spec order
+  std::vector<std::string> skipped;   // one line per mutation output left alone, with the reason
+};
+WriteBackSelection selectWriteBacks(const Program& program, const AliasInfo& aliases);
+
+// `end`: every copy just before the output node, in output-spec order; positions kept.
+PlacedProgram placeEnd(const Program& program, const SchemaTable& schemas);
+
+// `early` (DESIGN §6): each copy right after the latest of R0 the last placeholder, R1 the
+// value's definition, R2 every non-output node reading or writing the buffer's root, R3 every
+// node that may write a root of the value; copies that read a buffer another copy writes go
+// first; a cycle of such copies gets a clone of one value.
+PlacedProgram placeEarly(const Program& program, const SchemaTable& schemas);
+
+// The decisions of `early` without the graph surgery, in input-graph terms (for benchmarks and
+// for the proofs, which check them against their own constraints).
+struct EarlyPlan {
+  struct Clone {
+    std::size_t outputIndex = 0;  // the copy of this output reads a clone of its value
+    NodeId value = kNoNode;       // the value cloned
+    std::size_t afterNode = 0;    // the clone goes right after this input node
+  };
+  struct Copy {
+    WriteBack writeBack;
+    std::size_t afterNode = 0;    // right after this input node (after any clones there)
+    std::string rule;             // R0 R1 R2 R3 C CLONE (see CopyExplanation)
+    // What binds it: a node of the input graph, or another copy / a clone of this plan.
+    enum class Binding { Node, Copy, Clone } bindingKind = Binding::Node;
+    std::size_t binding = 0;      // node index, index into copies, or index into clones
+    NodeId via = kNoNode;         // for R2/R3/C: the value through which the root is touched
+    RootId root = kNoNode;        // for R2/R3/C: the root touched
+    bool bindingWrites = false;   // for R2: the binding node writes (rather than reads) the buffer
+    std::optional<std::size_t> clone;  // index into clones when the copy reads a clone
+  };
+  std::vector<Clone> clones;          // in final graph order
+  std::vector<Copy> copies;           // in final graph order
+  std::vector<std::string> skipped;
+};
+EarlyPlan planEarly(const Program& program, const AliasInfo& aliases);
 
 }  // namespace wb

@@ -1,0 +1,145 @@
+// core/placement.cpp: placement names, the schema table of a program, the choice of
+// write-backs shared by our placements, the `end` placement, and place() dispatching to every
+// placement (`early` lives in placement_early.cpp, the models in placement_models.cpp).
+#include "core/placement.h"
+
+#include <array>
+#include <unordered_map>
+
+#include "core/placement_models.h"
+#include "core/rewrite.h"
+
+namespace wb {
+
+namespace {
+
+struct PlacementName {
+  Placement placement;
+  std::string_view name;
+};
+constexpr std::array<PlacementName, 5> kPlacements = {{
+    {Placement::Early, "early"},
+    {Placement::End, "end"},
+    {Placement::Upstream, "upstream"},
+    {Placement::Pr20744, "pr20744"},
+    {Placement::Draft13857, "draft13857"},
+}};
+
+std::string describeOutput(std::size_t index, const OutputSpec& spec) {
+  std::string value = spec.name.empty() ? std::string("a constant") : "%" + spec.name;
+  return "output " + std::to_string(index) + " (" + std::string(toString(spec.kind)) + " target='" +
+         spec.target + "', value " + value + ")";
+}
+
+}  // namespace
+
+std::string_view toString(Placement placement) {
+  for (const PlacementName& p : kPlacements)
+    if (p.placement == placement) return p.name;
+  return "?";
+}
+
+std::optional<Placement> placementFromString(std::string_view text) {
+  for (const PlacementName& p : kPlacements)
+    if (p.name == text) return p.placement;
+  return std::nullopt;
+}
+
+std::vector<Placement> allPlacements() {
+  std::vector<Placement> all;
+  for (const PlacementName& p : kPlacements) all.push_back(p.placement);
+  return all;
+}
+
+SchemaTable schemasFor(const Program& program, const SchemaTable& base) {
+  SchemaTable table = base;
+  // The reader has already reported bad lines of the program's `Schemas:` section; a line that
+  // does not parse leaves its op schema-less, which the analysis treats conservatively.
+  for (const std::string& line : program.schemas)
+    if (Result<Schema> schema = parseSchema(line, "<program schemas>")) table.add(std::move(*schema));
+  return table;
+}
+
+WriteBackSelection selectWriteBacks(const Program& program, const AliasInfo& aliases) {
+  WriteBackSelection selection;
+  const Graph& graph = program.graph;
+  const Signature& signature = program.signature;
+
+  // Placeholders are first and the input specs match them one to one (validate()), so input
+  // spec k is node k. Keyed by (kind, name): a buffer FQN may equal a user-input name.
+  std::unordered_map<std::string_view, NodeId> bufferByTarget, userInputByName;
+  for (std::size_t k = 0; k < signature.inputs.size() && k < graph.nodes.size(); ++k) {
+    const InputSpec& in = signature.inputs[k];
+    if (in.kind == InputKind::Buffer) bufferByTarget.emplace(in.target, static_cast<NodeId>(k));
+    if (in.kind == InputKind::UserInput) userInputByName.emplace(in.name, static_cast<NodeId>(k));
+  }
+
+  const std::vector<NodeId>& returned = aliases.returned();
+  for (std::size_t i = 0; i < signature.outputs.size(); ++i) {
+    const OutputSpec& spec = signature.outputs[i];
+    if (!isMutation(spec.kind)) continue;
+    const auto& table = spec.kind == OutputKind::BufferMutation ? bufferByTarget : userInputByName;
+    auto target = table.find(spec.target);
+    if (target == table.end()) {  // validate() rejects this; kept as a guard
+      selection.skipped.push_back(describeOutput(i, spec) + ": the target does not resolve to a placeholder");
+      continue;
+    }
+    const NodeId value = i < returned.size() ? returned[i] : kNoNode;
+    if (value == kNoNode) {
+      selection.skipped.push_back(describeOutput(i, spec) + ": the value is not a node");
+      continue;
+    }
+    // The in-place lineage: args[0] of in-place-kind schemas, back to a placeholder. Each
+    // step goes to an earlier node, so the walk ends.
+    NodeId walk = value;
+    while (walk != kNoNode && aliases.isInplaceKind(walk)) walk = aliases.firstArg(walk);
+    if (walk == target->second) {
+      std::string why = describeOutput(i, spec) + ": ";
+      why += walk == value ? "the value is the target itself"
+                           : "an in-place lineage of its own target %" + graph.nodes[walk].name;
+      selection.skipped.push_back(why + ", so the buffer already holds it (no copy)");
+      continue;
+    }
+    selection.writeBacks.push_back({i, target->second, value});
+  }
+  return selection;
+}
+
+PlacedProgram placeEnd(const Program& program, const SchemaTable& schemas) {
+  const AliasInfo aliases = analyzeAliases(program, schemas);
+  WriteBackSelection selection = selectWriteBacks(program, aliases);
+  PlacedProgram placed;
+  placed.skipped = std::move(selection.skipped);
+  if (selection.writeBacks.empty() || aliases.outputNode() == kNoNode) {
+    placed.program = program;
+    return placed;
+  }
+  std::vector<CopyInsertion> requests;
+  for (const WriteBack& w : selection.writeBacks) requests.push_back({w.outputIndex, aliases.outputNode()});
+  RewriteResult rewritten = insertWriteBacks(program, requests, OutputOrder::KeepPositions);
+  for (std::size_t r = 0; r < requests.size(); ++r) {
+    const WriteBack& w = selection.writeBacks[r];
+    CopyExplanation e;
+    e.copyNode = rewritten.copyNames[r];
+    e.buffer = program.graph.nodes[w.buffer].name;
+    e.value = program.graph.nodes[w.value].name;
+    e.rule = "END";
+    e.text = "before the output, in output-spec order";
+    placed.copies.push_back(std::move(e));
+  }
+  placed.program = std::move(rewritten.program);
+  return placed;
+}
+
+PlacedProgram place(const Program& program, Placement placement, const SchemaTable& schemas) {
+  switch (placement) {
+    case Placement::Early: return placeEarly(program, schemas);
+    case Placement::End: return placeEnd(program, schemas);
+    case Placement::Upstream: return placeUpstream(program, schemas);
+    case Placement::Pr20744: return placePr20744(program, schemas);
+    case Placement::Draft13857: return placeDraft13857(program, schemas);
+  }
+  return placeEarly(program, schemas);
+}
+
+}  // namespace wb

@@ -1,0 +1,421 @@
+// core/placement_early.cpp: the `early` placement (DESIGN §6), our default.
+//
+// Each copy c = copy_(B, V) gets a lower bound from the graph (rules R0-R3, from the per-root
+// last readers and writers the alias analysis precomputes: no walk per copy), then copies are
+// ordered among themselves: a copy reading a root that another copy writes goes first (C), and
+// copies of one target keep output order. A cycle of such reads gets a clone of one value,
+// taken where that value is final. Every copy then sits right after the latest thing it must
+// follow, which is the earliest position the analysis allows; the result equals the parallel
+// assignment S_par because nothing after a copy touches its buffer or changes its value.
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <queue>
+#include <set>
+#include <tuple>
+
+#include "core/placement.h"
+#include "core/rewrite.h"
+
+namespace wb {
+
+namespace {
+
+using Copy = EarlyPlan::Copy;
+
+// Ties between graph rules at one node are reported in this order (the most telling first).
+enum GraphRule : int { kR1 = 0, kR2 = 1, kR3 = 2, kR0 = 3 };
+
+struct GraphBound {
+  std::size_t anchor = 0;
+  bool exists = false;
+  int rule = kR0;
+  NodeId via = kNoNode;
+  RootId root = kNoNode;
+  bool writes = false;
+  // Takes the candidate if it is later, or as late with a more telling rule.
+  void offer(std::size_t node, int r, NodeId v = kNoNode, RootId rt = kNoNode, bool w = false) {
+    if (exists && (node < anchor || (node == anchor && r >= rule))) return;
+    *this = GraphBound{node, true, r, v, rt, w};
+  }
+};
+
+constexpr std::string_view kRuleNames[] = {"R1", "R2", "R3", "R0"};
+
+enum class EdgeKind : std::uint8_t { Reads, SameTarget, CloneReads, CloneValue };
+struct Edge {
+  std::uint32_t to = 0;
+  EdgeKind kind = EdgeKind::Reads;
+  RootId root = kNoNode;  // the root the source reads (Reads, CloneReads) or both write
+};
+
+// Strongly connected components (iterative Tarjan): comp[v] for every vertex.
+std::vector<std::uint32_t> components(const std::vector<std::vector<Edge>>& edges,
+                                      const std::vector<bool>& dropReads, std::uint32_t& count) {
+  const std::uint32_t n = static_cast<std::uint32_t>(edges.size());
+  constexpr std::uint32_t kUnvisited = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> index(n, kUnvisited), low(n, 0), comp(n, kUnvisited), stack;
+  std::vector<bool> onStack(n, false);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> frames;  // (vertex, next edge)
+  std::uint32_t next = 0;
+  count = 0;
+  auto live = [&](std::uint32_t v, const Edge& e) { return !(e.kind == EdgeKind::Reads && dropReads[v]); };
+  for (std::uint32_t s = 0; s < n; ++s) {
+    if (index[s] != kUnvisited) continue;
+    frames.push_back({s, 0});
+    index[s] = low[s] = next++;
+    stack.push_back(s);
+    onStack[s] = true;
+    while (!frames.empty()) {
+      auto& [v, e] = frames.back();
+      if (e < edges[v].size()) {
+        const Edge& edge = edges[v][e++];
+        if (!live(v, edge)) continue;
+        const std::uint32_t w = edge.to;
+        if (index[w] == kUnvisited) {
+          index[w] = low[w] = next++;
+          stack.push_back(w);
+          onStack[w] = true;
+          frames.push_back({w, 0});
+        } else if (onStack[w]) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      const std::uint32_t done = v;
+      frames.pop_back();
+      if (!frames.empty()) low[frames.back().first] = std::min(low[frames.back().first], low[done]);
+      if (low[done] == index[done]) {
+        std::uint32_t w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          onStack[w] = false;
+          comp[w] = count;
+        } while (w != done);
+        ++count;
+      }
+    }
+  }
+  return comp;
+}
+
+}  // namespace
+
+EarlyPlan planEarly(const Program& program, const AliasInfo& aliases) {
+  EarlyPlan plan;
+  WriteBackSelection selection = selectWriteBacks(program, aliases);
+  plan.skipped = std::move(selection.skipped);
+  const std::vector<WriteBack>& wbs = selection.writeBacks;
+  const std::uint32_t k = static_cast<std::uint32_t>(wbs.size());
+  if (k == 0) return plan;
+
+  // R0: placeholders are first, so the last one is the end of that prefix.
+  std::optional<std::size_t> lastPlaceholder;
+  for (std::size_t i = 0; i < program.graph.nodes.size() && program.graph.nodes[i].isPlaceholder(); ++i)
+    lastPlaceholder = i;
+
+  // Copies by the root they write (targets are placeholders, so roots < #placeholders).
+  const std::size_t placeholders = lastPlaceholder ? *lastPlaceholder + 1 : 0;
+  std::vector<std::vector<std::uint32_t>> writersOf(placeholders);
+  for (std::uint32_t i = 0; i < k; ++i) writersOf[wbs[i].buffer].push_back(i);
+
+  // Copy-to-copy edges: j -> i when copy j reads a root copy i writes (j must go first), and
+  // copies of one target in output order.
+  std::vector<std::vector<Edge>> edges(k);
+  std::vector<bool> readsOther(k, false);
+  for (std::uint32_t j = 0; j < k; ++j) {
+    for (RootId r : aliases.rootsOf(wbs[j].value)) {
+      if (r >= placeholders) break;  // sorted: no later root is a target
+      for (std::uint32_t i : writersOf[r])
+        if (i != j) {
+          edges[j].push_back({i, EdgeKind::Reads, r});
+          readsOther[j] = true;
+        }
+    }
+  }
+  for (const std::vector<std::uint32_t>& same : writersOf)
+    for (std::size_t t = 1; t < same.size(); ++t)
+      edges[same[t - 1]].push_back({same[t], EdgeKind::SameTarget, wbs[same[t]].buffer});
+
+  // Break cycles: clone the value of one copy per cyclic component (the first in output order
+  // that reads another copy's target inside it), then look again, until none is left.
+  std::vector<bool> cloned(k, false);
+  bool anyReads = std::find(readsOther.begin(), readsOther.end(), true) != readsOther.end();
+  while (anyReads) {
+    std::uint32_t count = 0;
+    std::vector<std::uint32_t> comp = components(edges, cloned, count);
+    std::vector<std::uint32_t> size(count, 0);
+    for (std::uint32_t v = 0; v < k; ++v) ++size[comp[v]];
+    std::vector<bool> handled(count, false);
+    bool changed = false;
+    for (std::uint32_t j = 0; j < k; ++j) {
+      if (cloned[j] || size[comp[j]] < 2 || handled[comp[j]]) continue;
+      bool inCycle = false;
+      for (const Edge& e : edges[j]) inCycle |= e.kind == EdgeKind::Reads && comp[e.to] == comp[j];
+      if (!inCycle) continue;
+      cloned[j] = true;
+      handled[comp[j]] = true;
+      changed = true;
+    }
+    if (!changed) break;
+  }
+
+  // Items: copies 0..k-1, then one clone per cloned copy.
+  std::vector<std::uint32_t> cloneOf;  // clone item - k -> copy
+  std::vector<GraphBound> bound(k);
+  for (std::uint32_t j = 0; j < k; ++j) {
+    if (!cloned[j]) continue;
+    const std::uint32_t t = k + static_cast<std::uint32_t>(cloneOf.size());
+    cloneOf.push_back(j);
+    edges.push_back({});
+    // The clone reads the value's roots: it goes before every copy writing one of them, and
+    // the copy of j reads the clone instead of the value.
+    for (RootId r : aliases.rootsOf(wbs[j].value)) {
+      if (r >= placeholders) break;
+      for (std::uint32_t i : writersOf[r]) edges[t].push_back({i, EdgeKind::CloneReads, r});
+    }
+    edges[t].push_back({j, EdgeKind::CloneValue, kNoNode});
+  }
+  const std::uint32_t items = static_cast<std::uint32_t>(edges.size());
+  bound.resize(items);
+
+  // Graph lower bounds. A clone of V goes where V is final (R0, R1, R3 of V); a cloned copy
+  // keeps R0 and R2 (its value is the clone).
+  for (std::uint32_t u = 0; u < items; ++u) {
+    const bool isClone = u >= k;
+    const WriteBack& w = wbs[isClone ? cloneOf[u - k] : u];
+    GraphBound& b = bound[u];
+    if (lastPlaceholder) b.offer(*lastPlaceholder, kR0);
+    if (isClone || !cloned[u]) {
+      b.offer(w.value, kR1);
+      for (RootId r : aliases.rootsOf(w.value))
+        if (LastAccess a = aliases.lastWriter(r); a.exists()) b.offer(a.node, kR3, a.via, r, true);
+    }
+    if (!isClone) {
+      for (RootId r : aliases.rootsOf(w.buffer)) {
+        LastAccess read = aliases.lastReader(r), write = aliases.lastWriter(r);
+        if (write.exists() && (!read.exists() || write.node >= read.node))
+          b.offer(write.node, kR2, write.via, r, true);
+        else if (read.exists())
+          b.offer(read.node, kR2, read.via, r, false);
+      }
+    }
+  }
+  // The edges of cloned copies' reads are gone; drop them for the order.
+  for (std::uint32_t j = 0; j < k; ++j)
+    if (cloned[j])
+      edges[j].erase(std::remove_if(edges[j].begin(), edges[j].end(),
+                                    [](const Edge& e) { return e.kind == EdgeKind::Reads; }),
+                     edges[j].end());
+
+  // Kahn's algorithm, clones first, then copies in output order: each item's anchor is the
+  // latest of its graph bound and its predecessors' anchors; the rank orders items at one
+  // anchor consistently with every edge.
+  std::vector<std::uint32_t> indegree(items, 0);
+  for (const auto& out : edges)
+    for (const Edge& e : out) ++indegree[e.to];
+  struct Pred {
+    bool exists = false;
+    std::size_t anchor = 0;
+    std::uint32_t rank = 0;
+    std::uint32_t from = 0;
+    Edge edge;
+  };
+  std::vector<Pred> pred(items);
+  std::vector<std::size_t> anchor(items, 0);
+  std::vector<std::uint32_t> rank(items, 0);
+  auto priority = [&](std::uint32_t u) { return u >= k ? u - k : u + items; };  // clones first
+  std::priority_queue<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::pair<std::uint32_t, std::uint32_t>>,
+                      std::greater<>>
+      ready;
+  for (std::uint32_t u = 0; u < items; ++u)
+    if (indegree[u] == 0) ready.push({priority(u), u});
+  std::uint32_t nextRank = 0;
+  while (!ready.empty()) {
+    const std::uint32_t u = ready.top().second;
+    ready.pop();
+    rank[u] = nextRank++;
+    anchor[u] = bound[u].anchor;
+    if (pred[u].exists && pred[u].anchor >= anchor[u]) anchor[u] = pred[u].anchor;
+    for (const Edge& e : edges[u]) {
+      Pred& p = pred[e.to];
+      if (!p.exists || std::tie(anchor[u], rank[u]) > std::tie(p.anchor, p.rank)) p = Pred{true, anchor[u], rank[u], u, e};
+      if (--indegree[e.to] == 0) ready.push({priority(e.to), e.to});
+    }
+  }
+  // Every cycle has a read edge and every cyclic component lost one, so all items are ranked.
+
+  std::vector<std::uint32_t> order(items);
+  for (std::uint32_t u = 0; u < items; ++u) order[u] = u;
+  std::sort(order.begin(), order.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return std::tie(anchor[a], rank[a]) < std::tie(anchor[b], rank[b]); });
+  std::vector<std::size_t> finalIndex(items, 0);
+  for (std::uint32_t u : order) {
+    if (u >= k) {
+      finalIndex[u] = plan.clones.size();
+      plan.clones.push_back({wbs[cloneOf[u - k]].outputIndex, wbs[cloneOf[u - k]].value, anchor[u]});
+    } else {
+      finalIndex[u] = plan.copies.size();
+      plan.copies.emplace_back();
+    }
+  }
+  for (std::uint32_t t = k; t < items; ++t) plan.copies[finalIndex[cloneOf[t - k]]].clone = finalIndex[t];
+  for (std::uint32_t u = 0; u < k; ++u) {
+    Copy& c = plan.copies[finalIndex[u]];
+    c.writeBack = wbs[u];
+    c.afterNode = anchor[u];
+    const GraphBound& g = bound[u];
+    if (pred[u].exists && pred[u].anchor >= g.anchor) {
+      const Pred& p = pred[u];
+      const bool fromClone = p.from >= k;
+      c.bindingKind = fromClone ? Copy::Binding::Clone : Copy::Binding::Copy;
+      c.binding = finalIndex[p.from];
+      c.root = p.edge.root;
+      switch (p.edge.kind) {
+        case EdgeKind::Reads:
+          c.rule = "C";
+          c.via = wbs[p.from].value;
+          break;
+        case EdgeKind::SameTarget:
+          c.rule = "C";
+          c.bindingWrites = true;
+          break;
+        case EdgeKind::CloneReads:
+          c.rule = "R2";
+          c.via = wbs[cloneOf[p.from - k]].value;
+          break;
+        case EdgeKind::CloneValue: c.rule = "CLONE"; break;
+      }
+    } else {
+      c.rule = std::string(kRuleNames[g.rule]);
+      c.bindingKind = Copy::Binding::Node;
+      c.binding = g.anchor;
+      c.via = g.via;
+      c.root = g.root;
+      c.bindingWrites = g.writes;
+    }
+  }
+  return plan;
+}
+
+namespace {
+
+std::string pct(const std::string& name) { return "%" + name; }
+
+// The explanation of one planned copy, in words (DESIGN §6).
+std::string explain(const Graph& graph, const EarlyPlan::Copy& c, const std::string& bindingName,
+                    const std::vector<std::string>& copyNames, const EarlyPlan& plan) {
+  const std::string buffer = graph.nodes[c.writeBack.buffer].name;
+  const std::string value = graph.nodes[c.writeBack.value].name;
+  auto through = [&](NodeId via, RootId root) {
+    return via != kNoNode && via != root ? " through " + pct(graph.nodes[via].name) : std::string();
+  };
+  std::string text = "after " + pct(bindingName) + ": ";
+  if (c.rule == "R0") return text + "the last placeholder (copies never go among the placeholders)";
+  if (c.rule == "R1") return text + "the value is defined here";
+  if (c.rule == "R2") {
+    text += std::string(c.bindingWrites ? "writes " : "reads ") + graph.nodes[c.root].name + through(c.via, c.root);
+    if (c.bindingKind == Copy::Binding::Clone) text += " (the clone that breaks a cycle of copies)";
+    return text;
+  }
+  if (c.rule == "R3")
+    return text + "writes " + pct(graph.nodes[c.root].name) + "'s storage" + through(c.via, c.root) + " (value of " +
+           buffer + ")";
+  if (c.rule == "CLONE")
+    return text + "copies a clone of " + pct(value) +
+           " taken where it is final, because a cycle of copies would overwrite it first";
+  // C: bound by another copy.
+  const EarlyPlan::Copy& other = plan.copies[c.binding];
+  const std::string otherBuffer = graph.nodes[other.writeBack.buffer].name;
+  text = "after " + pct(copyNames[c.binding]) + " (copy_ of " + otherBuffer + ", C): ";
+  if (c.bindingWrites) return text + "both write " + buffer + "; output order keeps the later write last";
+  return text + "that copy reads " + graph.nodes[c.root].name + through(c.via, c.root) +
+         ", which this copy overwrites";
+}
+
+}  // namespace
+
+PlacedProgram placeEarly(const Program& program, const SchemaTable& schemas) {
+  const AliasInfo aliases = analyzeAliases(program, schemas);
+  EarlyPlan plan = planEarly(program, aliases);
+  PlacedProgram placed;
+  placed.skipped = std::move(plan.skipped);
+  if (plan.copies.empty()) {
+    placed.program = program;
+    return placed;
+  }
+
+  // Stage the clones: `clone = aten::clone(V)` right after its anchor, and the output that
+  // returned V returns the clone, so the copy inserted for it reads the clone.
+  const Graph& graph = program.graph;
+  const std::size_t n = graph.nodes.size();
+  std::vector<std::string> cloneNames;
+  std::vector<std::size_t> before(n + 1, 0);  // clones anchored before node i (prefix counts)
+  Program staged;
+  const Program* input = &program;
+  if (!plan.clones.empty()) {
+    std::set<std::string, std::less<>> used;
+    for (const Node& node : graph.nodes) used.insert(node.name);
+    std::vector<std::vector<Node>> after(n);
+    std::vector<Arg> returned = graph.returnedValues();
+    staged.signature = program.signature;
+    for (const EarlyPlan::Clone& c : plan.clones) {
+      std::string name = "clone";
+      for (std::size_t i = 1; used.count(name); ++i) name = "clone_" + std::to_string(i);
+      used.insert(name);
+      const Node& value = graph.nodes[c.value];
+      Node clone;
+      clone.name = name;
+      clone.op = NodeOp::CallFunction;
+      clone.target = "aten::clone";
+      clone.args = {Arg::ref(value.name)};
+      clone.typeText = value.typeText;
+      after[c.afterNode].push_back(std::move(clone));
+      returned[c.outputIndex] = Arg::ref(name);
+      staged.signature.outputs[c.outputIndex].name = name;
+      cloneNames.push_back(name);
+      ++before[c.afterNode + 1];
+    }
+    for (std::size_t i = 1; i <= n; ++i) before[i] += before[i - 1];
+    staged.schemas = program.schemas;
+    staged.submodules = program.submodules;
+    staged.rangeConstraints = program.rangeConstraints;
+    staged.signatureInferred = program.signatureInferred;
+    staged.graph.nodes.reserve(n + plan.clones.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      staged.graph.nodes.push_back(graph.nodes[i]);
+      for (Node& clone : after[i]) staged.graph.nodes.push_back(std::move(clone));
+    }
+    staged.graph.nodes.back().args = {Arg::tuple(std::move(returned))};
+    input = &staged;
+  }
+
+  // Copies anchored at node a follow the clones anchored there.
+  std::vector<CopyInsertion> requests;
+  requests.reserve(plan.copies.size());
+  for (const EarlyPlan::Copy& c : plan.copies)
+    requests.push_back({c.writeBack.outputIndex, c.afterNode + before[c.afterNode + 1]});
+  RewriteResult rewritten = insertWriteBacks(*input, requests, OutputOrder::KeepPositions);
+
+  for (std::size_t r = 0; r < plan.copies.size(); ++r) {
+    const EarlyPlan::Copy& c = plan.copies[r];
+    CopyExplanation e;
+    e.copyNode = rewritten.copyNames[r];
+    e.buffer = graph.nodes[c.writeBack.buffer].name;
+    e.value = graph.nodes[c.writeBack.value].name;
+    switch (c.bindingKind) {
+      case Copy::Binding::Node: e.bindingNode = graph.nodes[c.binding].name; break;
+      case Copy::Binding::Copy: e.bindingNode = rewritten.copyNames[c.binding]; break;
+      case Copy::Binding::Clone: e.bindingNode = cloneNames[c.binding]; break;
+    }
+    if (c.clone) e.value = cloneNames[*c.clone];
+    e.rule = c.rule;
+    e.text = explain(graph, c, e.bindingNode, rewritten.copyNames, plan);
+    placed.copies.push_back(std::move(e));
+  }
+  placed.program = std::move(rewritten.program);
+  return placed;
+}
+
+}  // namespace wb
