@@ -20,6 +20,8 @@
 #include "core/placement.h"
 #include "core/placement_models.h"
 #include "core/schema.h"
+#include "core/text.h"
+#include "tests/testing.h"
 
 namespace wb {
 namespace {
@@ -264,6 +266,35 @@ TEST(Pr20744Model, WriteBackAfterOldValueReads) {
       EXPECT_LT(pos(placed, n.name), pos(placed, copy)) << n.name;
     }
   }
+}
+
+// The real printouts of upstream's test_mutable_buffers before and after the pass
+// (shared/real-graphs 04 and 05, ExecuTorch's own test): the model reproduces the "after" graph.
+Program readReal(const std::string& file) {
+  const std::filesystem::path path = testing::sharedDir() / "real-graphs" / file;
+  Result<Program> read = readProgram(testing::readFile(path), path.string());
+  EXPECT_TRUE(read.ok()) << formatAll(read.errors);
+  return read.ok() ? *read : Program{};
+}
+
+TEST(UpstreamModel, ReproducesTheRealTestMutableBuffersGraph) {
+  Program before = readReal("04-et-mutable-buffers-before-writeback.txt");
+  // Reading the "after" printout lifts its trailing copy_ block back into mutation outputs
+  // (signature inference), which gives the signature export produced for "before".
+  const Program after = readReal("05-et-mutable-buffers-after-writeback.txt");
+  ASSERT_EQ(before.graph, after.graph);
+  ASSERT_EQ(after.signature.outputs.size(), 3u);
+  before.signature = after.signature;
+  EXPECT_EQ(before.signature.outputs[1].name, "x");
+  PlacedProgram placed = upstream(before);
+  ASSERT_FALSE(placed.failure);
+  // 05, with FX's current copy names (it printed copy__default, copy__default_1 then).
+  EXPECT_EQ(nodeNames(placed),
+            (Names{"b_state", "b_direct_copy_from_input", "_lifted_tensor_constant2", "x", "aten_add_tensor",
+                   "dim_order_ops__to_dim_order_copy_default", "aten_add_tensor_1", "copy_", "copy__1", "output"}));
+  expectCopy(placed, "copy_", "b_state", "aten_add_tensor_1");
+  expectCopy(placed, "copy__1", "b_direct_copy_from_input", "x");
+  EXPECT_EQ(returnedNames(placed), (Names{"copy_", "copy__1", "aten_add_tensor"}));
 }
 
 // ---------------------------------------------------------------------------------------------
