@@ -302,7 +302,9 @@ enum class SameAnchorOrder {
 };
 
 // Inserts the planned copies (in spec order, so FX's names copy_, copy__1, ... follow creation
-// order), lays them out, runs DCE and explains each copy.
+// order), lays them out, runs DCE and explains each copy. DCE applies to all three models: the
+// PR and the draft change only `_insert_copy`, and the `lint(); eliminate_dead_code()` of the
+// enclosing pass stays (§2.1 step 5).
 PlacedProgram realise(const Program& program, const Selection& selection, const std::vector<PlannedCopy>& plan,
                       OutputOrder order, SameAnchorOrder sameAnchor, const SchemaTable& schemas) {
   // insertWriteBacks resolves the written placeholder by (kind, name), correctly. Upstream
