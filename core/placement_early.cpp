@@ -12,7 +12,9 @@
 #include <optional>
 #include <queue>
 #include <set>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/placement.h"
 #include "core/rewrite.h"
@@ -334,6 +336,36 @@ std::string explain(const Graph& graph, const EarlyPlan::Copy& c, const std::str
          ", which this copy overwrites";
 }
 
+// insertWriteBacks names copies in request (= graph) order. FX names them in creation order,
+// which every other placement (and upstream's tests: `copy__default_1` is the copy of the
+// second mutation output) follows: output-spec order. Reassign the same names that way, so a
+// copy's name does not depend on where it was placed.
+void nameCopiesInOutputOrder(RewriteResult& rewritten, const std::vector<CopyInsertion>& requests) {
+  const std::size_t k = requests.size();
+  std::vector<std::size_t> bySpec(k);
+  for (std::size_t r = 0; r < k; ++r) bySpec[r] = r;
+  std::sort(bySpec.begin(), bySpec.end(),
+            [&](std::size_t a, std::size_t b) { return requests[a].outputIndex < requests[b].outputIndex; });
+  std::vector<std::string> renamed(k);
+  for (std::size_t rank = 0; rank < k; ++rank) renamed[bySpec[rank]] = rewritten.copyNames[rank];
+  if (renamed == rewritten.copyNames) return;
+  std::unordered_map<std::string_view, std::size_t> request;
+  for (std::size_t r = 0; r < k; ++r) request.emplace(rewritten.copyNames[r], r);
+  Program& p = rewritten.program;
+  std::vector<std::size_t> at;  // graph positions of the copies, in request order
+  at.resize(k);
+  for (std::size_t i = 0; i < p.graph.nodes.size(); ++i)
+    if (auto it = request.find(p.graph.nodes[i].name); it != request.end()) at[it->second] = i;
+  for (std::size_t r = 0; r < k; ++r) p.graph.nodes[at[r]].name = renamed[r];
+  // The copies are used only by the output tuple (at their outputs' positions) and the specs.
+  Node& output = p.graph.nodes.back();
+  for (std::size_t r = 0; r < k; ++r) {
+    output.args.at(0).items.at(requests[r].outputIndex) = Arg::ref(renamed[r]);
+    p.signature.outputs.at(requests[r].outputIndex).name = renamed[r];
+  }
+  rewritten.copyNames = std::move(renamed);
+}
+
 }  // namespace
 
 PlacedProgram placeEarly(const Program& program, const SchemaTable& schemas) {
@@ -397,6 +429,7 @@ PlacedProgram placeEarly(const Program& program, const SchemaTable& schemas) {
   for (const EarlyPlan::Copy& c : plan.copies)
     requests.push_back({c.writeBack.outputIndex, c.afterNode + before[c.afterNode + 1]});
   RewriteResult rewritten = insertWriteBacks(*input, requests, OutputOrder::KeepPositions);
+  nameCopiesInOutputOrder(rewritten, requests);
 
   for (std::size_t r = 0; r < plan.copies.size(); ++r) {
     const EarlyPlan::Copy& c = plan.copies[r];
