@@ -1,0 +1,222 @@
+// tests/roundtrip_test.cpp: read(write(p)) == p (core/text.h) on every program file of the
+// project and on constructed edge cases, and the writer's exact output on golden files.
+//
+// Golden files live in tests/golden/; after an intended change of the writer, regenerate them
+// with WBCHECK_UPDATE_GOLDEN=1 and review the diff.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include "core/text.h"
+#include "tests/testing.h"
+
+namespace wb {
+namespace {
+
+namespace fs = std::filesystem;
+
+void expectRoundTrip(const Program& p, const std::string& what) {
+  std::string written = writeProgram(p);
+  Result<Program> again = readProgram(written, what + " (written)");
+  ASSERT_TRUE(again.ok()) << what << ":\n" << formatAll(again.errors) << "\n--- written:\n" << written;
+  EXPECT_TRUE(*again == p) << what << ": read(write(p)) != p\n--- written:\n" << written
+                           << "\n--- rewritten:\n" << writeProgram(*again);
+  EXPECT_FALSE(again->signatureInferred) << what;
+  EXPECT_EQ(writeProgram(*again), written) << what << ": the writer is not stable";
+}
+
+void expectFileRoundTrips(const fs::path& path) {
+  Result<Program> r = readProgram(testing::readFile(path), path.string());
+  ASSERT_TRUE(r.ok()) << formatAll(r.errors);
+  expectRoundTrip(*r, path.string());
+}
+
+TEST(RoundTrip, EveryCorpusFile) {
+  auto files = testing::filesUnder(testing::corpusDir());
+  EXPECT_GE(files.size(), 16u);
+  for (const fs::path& path : files) {
+    SCOPED_TRACE(path.string());
+    expectFileRoundTrips(path);
+  }
+}
+
+TEST(RoundTrip, EverySharedRealGraph) {
+  auto files = testing::filesUnder(testing::sharedDir() / "real-graphs");
+  EXPECT_GE(files.size(), 11u);
+  for (const fs::path& path : files) {
+    SCOPED_TRACE(path.string());
+    expectFileRoundTrips(path);
+  }
+}
+
+// --- Constructed programs: values the printouts rarely show ----------------------------------
+
+Node placeholder(const std::string& name, const std::string& type = "") {
+  Node n;
+  n.name = name;
+  n.op = NodeOp::Placeholder;
+  n.target = name;
+  n.typeText = type;
+  return n;
+}
+
+Node call(const std::string& name, const std::string& target, std::vector<Arg> args,
+          std::vector<std::pair<std::string, Arg>> kwargs = {}) {
+  Node n;
+  n.name = name;
+  n.op = NodeOp::CallFunction;
+  n.target = target;
+  n.args = std::move(args);
+  n.kwargs = std::move(kwargs);
+  return n;
+}
+
+Node output(std::vector<Arg> values) {
+  Node n;
+  n.name = "output";
+  n.op = NodeOp::Output;
+  n.target = "output";
+  n.args = {Arg::tuple(std::move(values))};
+  return n;
+}
+
+Program edgeCaseProgram() {
+  Program p;
+  p.graph.nodes.push_back(placeholder("b_s", "f32[4]"));
+  p.graph.nodes.push_back(placeholder("x", "f32[s0, 2*s0]"));
+  p.graph.nodes.push_back(placeholder("weird", "a \"quoted\" \\ type"));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  p.graph.nodes.push_back(call("floats", "aten::mystery.floats",
+                               {Arg::ofFloat(-0.0), Arg::ofFloat(nan), Arg::ofFloat(-inf), Arg::ofFloat(5e-324),
+                                Arg::ofFloat(1.7976931348623157e308), Arg::ofFloat(0.1 + 0.2), Arg::ofFloat(1e16),
+                                Arg::ofFloat(123456.0), Arg::ofFloat(1e-5), Arg::ofFloat(-nan)}));
+  p.graph.nodes.push_back(call("ints", "my_ops::ints",
+                               {Arg::ofInt(std::numeric_limits<std::int64_t>::min()),
+                                Arg::ofInt(std::numeric_limits<std::int64_t>::max()), Arg::ofInt(0), Arg::ofInt(-1)}));
+  p.graph.nodes.push_back(call("strings", "my_ops::strings",
+                               {Arg::ofString(""), Arg::ofString("it's \"q\""), Arg::ofString("tab\tnl\ncr\rbs\\"),
+                                Arg::ofString(std::string("nul\0bell\x07" "del\x7f", 13)), Arg::ofString("ünï")}));
+  p.graph.nodes.push_back(call("nested", "aten::cat",
+                               {Arg::list({Arg::tuple({}), Arg::tuple({Arg::ref("x")}), Arg::list({Arg::list({Arg::none()})})}),
+                                Arg::ofBool(false)},
+                               {{"dtype", Arg::token("torch.bfloat16")}, {"device", Arg::token("device(type='cuda', index=0)")},
+                                {"memory_format", Arg::token("torch.channels_last")}}));
+  Node shared = call("shared", "aten::add_.Tensor", {Arg::ref("b_s"), Arg::ref("x")});
+  shared.meta = {{"_share_alloc_with_arg_idx", "0"}, {"other", "x y"}};
+  shared.typeText = "f32[4]";
+  p.graph.nodes.push_back(shared);
+  p.graph.nodes.push_back(call("item", "operator.getitem", {Arg::ref("nested"), Arg::ofInt(-1)}));
+  p.graph.nodes.push_back(call("item2", "operator.getitem", {Arg::ref("nested"), Arg::ofInt(0)}, {{"k", Arg::none()}}));
+  p.graph.nodes.push_back(call("delegate", "executorch_call_delegate", {Arg::ref("x")}));
+  p.graph.nodes.push_back(call("hop", "higher_order::auto_functionalized",
+                               {Arg::token("torch.ops.my_ops.foo.default")}, {{"x", Arg::ref("x")}}));
+  Node attr;
+  attr.name = "_tensor_constant0";
+  attr.op = NodeOp::GetAttr;
+  attr.target = "sub.block._tensor_constant0";
+  attr.typeText = "i64[]";
+  p.graph.nodes.push_back(attr);
+  Node module;
+  module.name = "sub_block";
+  module.op = NodeOp::CallModule;
+  module.target = "sub.block";
+  module.args = {Arg::ref("x"), Arg::ref("_tensor_constant0")};
+  p.graph.nodes.push_back(module);
+  p.graph.nodes.push_back(call("sym", "operator.mul", {Arg::ref("ints"), Arg::ofInt(2)}));
+  Node out = output({Arg::ref("shared"), Arg::ref("floats"), Arg::ofInt(3), Arg::none()});
+  out.meta = {{"why", "output meta"}};
+  p.graph.nodes.push_back(out);
+
+  p.signature.inputs = {{InputKind::Buffer, "b_s", "s", false},
+                        {InputKind::UserInput, "x", "", std::nullopt},
+                        {InputKind::CustomObj, "weird", "torch.classes.x.Y", std::nullopt}};
+  p.signature.outputs = {{OutputKind::BufferMutation, "shared", "s"},
+                         {OutputKind::UserOutput, "floats", ""},
+                         {OutputKind::UserOutput, "", ""},
+                         {OutputKind::UserOutput, "", ""}};
+  p.schemas = {"my_ops::ints(int a, int b, int c, int d) -> Tensor", "my_ops::strings(str[] s) -> Tensor"};
+  p.rangeConstraints = "{s0: VR[2, int_oo]}";
+
+  Submodule branch;
+  branch.name = "true_graph_0";
+  branch.graph.nodes = {placeholder("a", "f32[4]"), call("neg", "aten::neg", {Arg::ref("a")}), output({Arg::ref("neg")})};
+  p.submodules.push_back(branch);
+  Submodule single;
+  single.name = "false_graph_0";
+  Node bare;
+  bare.name = "output";
+  bare.op = NodeOp::Output;
+  bare.target = "output";
+  bare.args = {Arg::ref("a")};  // `return a`: a single value, not a tuple
+  single.graph.nodes = {placeholder("a"), bare};
+  p.submodules.push_back(single);
+  return p;
+}
+
+TEST(RoundTrip, ConstructedEdgeCases) { expectRoundTrip(edgeCaseProgram(), "edge cases"); }
+
+TEST(RoundTrip, EmptySignatureAndEmptyReturn) {
+  Program p;
+  Node out;
+  out.name = "output";
+  out.op = NodeOp::Output;
+  out.target = "output";
+  p.graph.nodes = {out};
+  expectRoundTrip(p, "empty");
+  p.graph.nodes.back().args = {Arg::tuple({})};
+  expectRoundTrip(p, "empty tuple");
+}
+
+// --- Golden files: the writer's exact output ------------------------------------------------
+
+struct GoldenCase {
+  fs::path input;
+  std::string golden;
+};
+
+std::vector<GoldenCase> goldenCases() {
+  const fs::path real = testing::sharedDir() / "real-graphs";
+  const fs::path corpus = testing::corpusDir() / "real";
+  return {
+      {real / "05-et-mutable-buffers-after-writeback.txt", "writer-05-after-writeback.txt"},
+      {real / "16-pt-functionalize-batchnorm-running-stats-copy_.txt", "writer-16-batchnorm.txt"},
+      {real / "23-exportdb-2.3-user-input-mutation-functional.txt", "writer-23-exportdb.txt"},
+      {corpus / "h1-ep-module-code-batchnorm.txt", "writer-h1-ep-module-code.txt"},
+      {corpus / "h5-cond-nested-submodule.txt", "writer-h5-cond.txt"},
+  };
+}
+
+TEST(Golden, WriterOutput) {
+  const fs::path dir = testing::sourceDir() / "tests" / "golden";
+  const bool update = std::getenv("WBCHECK_UPDATE_GOLDEN") != nullptr;
+  for (const GoldenCase& c : goldenCases()) {
+    SCOPED_TRACE(c.golden);
+    Result<Program> r = readProgram(testing::readFile(c.input), c.input.string());
+    ASSERT_TRUE(r.ok()) << formatAll(r.errors);
+    std::string written = writeProgram(*r);
+    if (update) {
+      std::ofstream(dir / c.golden, std::ios::binary) << written;
+      continue;
+    }
+    EXPECT_EQ(written, testing::readFile(dir / c.golden));
+  }
+}
+
+TEST(Golden, EdgeCaseProgram) {
+  const fs::path path = testing::sourceDir() / "tests" / "golden" / "writer-edge-cases.txt";
+  std::string written = writeProgram(edgeCaseProgram());
+  if (std::getenv("WBCHECK_UPDATE_GOLDEN")) {
+    std::ofstream(path, std::ios::binary) << written;
+    return;
+  }
+  EXPECT_EQ(written, testing::readFile(path));
+}
+
+}  // namespace
+}  // namespace wb
