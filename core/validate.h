@@ -4,6 +4,7 @@
 // program, so analyses may index without re-checking.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "core/diagnostics.h"
@@ -17,5 +18,16 @@ namespace wb {
 // output specs not matching the returned values in number, mutation targets that do not
 // resolve, nodes with op kinds that cannot carry the given fields.
 std::vector<Diagnostic> validate(const Program& program);
+
+// Bounds on what validate() accepts and reports (the defaults match ReadLimits in core/text.h).
+struct ValidateLimits {
+  std::size_t maxListLength = 100'000;  // items in one list or tuple argument
+  std::size_t maxNesting = 64;          // lists inside lists inside one argument
+  std::size_t maxErrors = 1000;         // further errors are counted in one final diagnostic
+};
+
+// The same checks with explicit limits; validate(program) uses the defaults. Both also check
+// the graphs of the submodules (names, uses, placeholders first, one output node last).
+std::vector<Diagnostic> validate(const Program& program, const ValidateLimits& limits);
 
 }  // namespace wb
