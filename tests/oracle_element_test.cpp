@@ -1,0 +1,421 @@
+// tests/oracle_element_test.cpp: the element tier with known answers: every interpreted op,
+// each view kind, writes through views of views, overlapping copy_, list-argument writes,
+// storage sharing, and the three semantics on small hazard shapes.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/text.h"
+#include "oracle/ops.h"
+#include "oracle/oracle.h"
+
+namespace wb::oracle {
+namespace {
+
+using Values = std::vector<std::uint64_t>;
+
+// Builds a form-1 program. inputs: "name: KIND[ target] TYPE" (KIND BUFFER needs a target);
+// nodes: "name: "type" = torch.ops...(...)" lines; outputs: "name: KIND[ target]".
+Program makeProgram(const std::vector<std::string>& inputs, const std::vector<std::string>& nodes,
+                    const std::vector<std::string>& outputs, const std::string& schemas = "") {
+  std::string params, inSpecs, ret, outSpecs;
+  for (const std::string& in : inputs) {
+    // "b_s BUFFER s i64[4]" or "x USER_INPUT i64[2, 3]": the type is the rest of the line.
+    std::vector<std::string> w;
+    std::size_t at = 0;
+    while (w.size() < 3 && at < in.size()) {
+      std::size_t sp = in.find(' ', at);
+      w.push_back(in.substr(at, sp - at));
+      if (sp == std::string::npos) break;
+      at = sp + 1;
+    }
+    bool hasTarget = w[1] == "BUFFER" || w[1] == "PARAMETER";
+    std::string type = hasTarget ? in.substr(at) : in.substr(in.find(' ', in.find(' ') + 1) + 1);
+    params += ", " + w[0] + ": \"" + type + "\"";
+    inSpecs += "    " + w[0] + ": " + w[1] + (hasTarget ? " target='" + w[2] + "'" : "") +
+               (w[1] == "BUFFER" ? " persistent=True" : "") + "\n";
+  }
+  for (const std::string& out : outputs) {
+    std::size_t sp = out.find(' ');
+    std::string name = out.substr(0, sp);
+    std::string rest = out.substr(sp + 1);
+    std::size_t sp2 = rest.find(' ');
+    std::string kind = rest.substr(0, sp2);
+    ret += name + ", ";
+    outSpecs += "    " + name + ": " + kind + (sp2 != std::string::npos ? " target='" + rest.substr(sp2 + 1) + "'" : "") + "\n";
+  }
+  std::string text = "ExportedProgram:\n    class GraphModule(torch.nn.Module):\n        def forward(self" + params + "):\n";
+  for (const std::string& n : nodes) text += "            " + n + "\n";
+  text += "            return (" + ret + ")\n\nGraph signature:\n    # inputs\n" + inSpecs + "\n    # outputs\n" + outSpecs;
+  if (!schemas.empty()) text += "\nSchemas:\n    " + schemas + "\n";
+  Result<Program> r = readProgram(text);
+  EXPECT_TRUE(r.ok()) << formatAll(r.errors) << "\n" << text;
+  return r.ok() ? *r : Program{};
+}
+
+SchemaTable tableFor(const Program& p) {
+  SchemaTable t = withOracleSchemas(builtinSchemas());
+  for (const std::string& s : p.schemas) t.addAll(s, "test");
+  return t;
+}
+
+RunResult runIt(const Program& p, Semantics sem, ViewMode mode = ViewMode::CopyViews, Tier tier = Tier::Element,
+                InputSet inputs = {}) {
+  ExecOptions o;
+  o.tier = tier;
+  o.viewMode = mode;
+  o.valueSemantics = sem == Semantics::Value;
+  Result<Executable> exe = compile(p, tableFor(p), o);
+  EXPECT_TRUE(exe.ok()) << formatAll(exe.errors);
+  if (!exe.ok()) return {};
+  return run(*exe, sem, inputs);
+}
+
+// The initial contents of a placeholder (seed 0, input set 0).
+Values input(const std::string& name, std::size_t n) {
+  Values v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = detail::inputElement(0, 0, detail::hashText(name), i);
+  return v;
+}
+
+const Values& placeholder(const RunResult& r, const std::string& name) {
+  for (const Observation& o : r.placeholders)
+    if (o.label == name) return o.values;
+  static const Values kNone;
+  ADD_FAILURE() << "no placeholder " << name;
+  return kNone;
+}
+
+const Values& output(const RunResult& r, std::size_t i) {
+  static const Values kNone;
+  if (i >= r.outputs.size()) {
+    ADD_FAILURE() << "no output " << i;
+    return kNone;
+  }
+  return r.outputs[i].values;
+}
+
+// One user input x: i64[N], one output computed by `nodes`, the last node named `out`.
+Values compute(const std::vector<std::string>& inputs, const std::vector<std::string>& nodes,
+               Semantics sem = Semantics::Par, ViewMode mode = ViewMode::CopyViews) {
+  Program p = makeProgram(inputs, nodes, {"out USER_OUTPUT"});
+  return output(runIt(p, sem, mode), 0);
+}
+
+TEST(OracleElement, Arithmetic) {
+  Values x = input("x", 4), y = input("y", 4);
+  Values got = compute({"x USER_INPUT i64[4]", "y USER_INPUT i64[4]"},
+                       {"out: \"i64[4]\" = torch.ops.aten.add.Tensor(x, y, alpha = 3)"});
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], x[i] + 3 * y[i]);
+  got = compute({"x USER_INPUT i64[4]", "y USER_INPUT i64[4]"}, {"out: \"i64[4]\" = torch.ops.aten.sub.Tensor(x, y)"});
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], x[i] - y[i]);
+  got = compute({"x USER_INPUT i64[4]", "y USER_INPUT i64[4]"}, {"out: \"i64[4]\" = torch.ops.aten.rsub.Tensor(x, y, alpha = 2)"});
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], y[i] - 2 * x[i]);
+  got = compute({"x USER_INPUT i64[4]"}, {"out: \"i64[4]\" = torch.ops.aten.mul.Tensor(x, 2)"});
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], x[i] * 2);
+  got = compute({"x USER_INPUT i64[4]"}, {"out: \"i64[4]\" = torch.ops.aten.neg.default(x)"});
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], 0 - x[i]);
+  got = compute({"x USER_INPUT i64[4]"}, {"out: \"i64[4]\" = torch.ops.aten.add.Tensor(x, 1.0)"});
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], x[i] + 1);
+}
+
+TEST(OracleElement, BroadcastAndReductions) {
+  Values x = input("x", 6), y = input("y", 3);
+  Values got = compute({"x USER_INPUT i64[2, 3]", "y USER_INPUT i64[3]"},
+                       {"out: \"i64[2, 3]\" = torch.ops.aten.mul.Tensor(x, y)"});
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(got[i], x[i] * y[i % 3]);
+  got = compute({"x USER_INPUT i64[2, 3]"}, {"out: \"i64[2]\" = torch.ops.aten.sum.dim_IntList(x, [1])"});
+  EXPECT_EQ(got, (Values{x[0] + x[1] + x[2], x[3] + x[4] + x[5]}));
+  got = compute({"x USER_INPUT i64[2, 3]"}, {"out: \"i64[1, 3]\" = torch.ops.aten.sum.dim_IntList(x, [0], True)"});
+  EXPECT_EQ(got, (Values{x[0] + x[3], x[1] + x[4], x[2] + x[5]}));
+  got = compute({"x USER_INPUT i64[2, 3]"}, {"out: \"i64[]\" = torch.ops.aten.sum.default(x)"});
+  EXPECT_EQ(got, (Values{x[0] + x[1] + x[2] + x[3] + x[4] + x[5]}));
+  // mean: signed sum, truncating division.
+  got = compute({"x USER_INPUT i64[2, 3]"}, {"out: \"i64[2]\" = torch.ops.aten.mean.dim(x, [1])"});
+  for (int r = 0; r < 2; ++r) {
+    std::uint64_t s = x[3 * r] + x[3 * r + 1] + x[3 * r + 2];
+    EXPECT_EQ(got[r], static_cast<std::uint64_t>(static_cast<std::int64_t>(s) / 3));
+  }
+}
+
+TEST(OracleElement, Views) {
+  Values x = input("x", 12);  // [3, 4]
+  auto view = [&](const std::string& node) {
+    return compute({"x USER_INPUT i64[3, 4]"}, {"v = " + node, "out: \"i64[]\" = torch.ops.aten.clone.default(v)"});
+  };
+  EXPECT_EQ(view("torch.ops.aten.select.int(x, 0, 1)"), (Values{x[4], x[5], x[6], x[7]}));
+  EXPECT_EQ(view("torch.ops.aten.select.int(x, 1, -1)"), (Values{x[3], x[7], x[11]}));
+  EXPECT_EQ(view("torch.ops.aten.slice.Tensor(x, 1, 1, 4, 2)"), (Values{x[1], x[3], x[5], x[7], x[9], x[11]}));
+  EXPECT_EQ(view("torch.ops.aten.narrow.default(x, 0, 2, 1)"), (Values{x[8], x[9], x[10], x[11]}));
+  EXPECT_EQ(view("torch.ops.aten.transpose.int(x, 0, 1)"),
+            (Values{x[0], x[4], x[8], x[1], x[5], x[9], x[2], x[6], x[10], x[3], x[7], x[11]}));
+  EXPECT_EQ(view("torch.ops.aten.t.default(x)"), view("torch.ops.aten.permute.default(x, [1, 0])"));
+  EXPECT_EQ(view("torch.ops.aten.view.default(x, [12])"), x);
+  EXPECT_EQ(view("torch.ops.aten.reshape.default(x, [2, -1])"), x);
+  EXPECT_EQ(view("torch.ops.aten.unsqueeze.default(x, 1)"), x);
+  EXPECT_EQ(view("torch.ops.aten.alias.default(x)"), x);
+  EXPECT_EQ(view("torch.ops.aten.diagonal.default(x)"), (Values{x[0], x[5], x[10]}));
+  EXPECT_EQ(view("torch.ops.aten.diagonal.default(x, 1)"), (Values{x[1], x[6], x[11]}));
+  EXPECT_EQ(view("torch.ops.aten.as_strided.default(x, [2, 2], [1, 4], 1)"), (Values{x[1], x[5], x[2], x[6]}));
+  Values y = input("y", 4);  // [4, 1]
+  EXPECT_EQ(compute({"y USER_INPUT i64[4, 1]"}, {"v = torch.ops.aten.squeeze.dim(y, 1)", "out: \"i64[4]\" = torch.ops.aten.clone.default(v)"}), y);
+  EXPECT_EQ(compute({"y USER_INPUT i64[4, 1]"}, {"v = torch.ops.aten.expand.default(y, [4, 2])", "out = torch.ops.aten.clone.default(v)"}),
+            (Values{y[0], y[0], y[1], y[1], y[2], y[2], y[3], y[3]}));
+  // Reshape of a non-contiguous tensor copies in row-major order.
+  EXPECT_EQ(view("torch.ops.aten.transpose.int(x, 0, 1)"),
+            compute({"x USER_INPUT i64[3, 4]"}, {"t = torch.ops.aten.transpose.int(x, 0, 1)", "v = torch.ops.aten.reshape.default(t, [12])",
+                                                 "out = torch.ops.aten.clone.default(v)"}));
+}
+
+TEST(OracleElement, ListViewsAndGetitem) {
+  Values x = input("x", 6);
+  auto part = [&](const std::string& node, int i) {
+    return compute({"x USER_INPUT i64[6]"}, {"s = " + node, "g = s[" + std::to_string(i) + "]", "out = torch.ops.aten.clone.default(g)"});
+  };
+  EXPECT_EQ(part("torch.ops.aten.split.Tensor(x, 4)", 1), (Values{x[4], x[5]}));
+  EXPECT_EQ(part("torch.ops.aten.split_with_sizes.default(x, [1, 5])", 0), (Values{x[0]}));
+  EXPECT_EQ(part("torch.ops.aten.chunk.default(x, 3)", 2), (Values{x[4], x[5]}));
+  EXPECT_EQ(part("torch.ops.aten.unbind.int(x)", 3), (Values{x[3]}));
+  EXPECT_EQ(part("torch.ops.aten.split_copy.Tensor(x, 2)", 1), (Values{x[2], x[3]}));
+}
+
+TEST(OracleElement, WritesThroughViewsOfViews) {
+  // b[1, 2] += 5 through slice -> select -> add_.
+  Program p = makeProgram({"b_s BUFFER s i64[3, 4]"},
+                          {"sl = torch.ops.aten.slice.Tensor(b_s, 0, 1, 3)", "row = torch.ops.aten.select.int(sl, 0, 0)",
+                           "el = torch.ops.aten.select.int(row, 0, 2)", "add_ = torch.ops.aten.add_.Tensor(el, 5)"},
+                          {"add_ USER_OUTPUT"});
+  Values b = input("b_s", 12);
+  RunResult r = runIt(p, Semantics::Par);
+  Values expect = b;
+  expect[6] += 5;
+  EXPECT_EQ(placeholder(r, "b_s"), expect);
+  EXPECT_EQ(output(r, 0), (Values{expect[6]}));
+  // Under F, nothing writes the placeholder.
+  EXPECT_EQ(placeholder(runIt(p, Semantics::Value), "b_s"), b);
+  EXPECT_EQ(output(runIt(p, Semantics::Value), 0), (Values{b[6] + 5}));
+  // Through a transpose and an expand-free view chain: x.t()[0].fill_(7) writes column 0.
+  Program q = makeProgram({"b_s BUFFER s i64[2, 3]"},
+                          {"t = torch.ops.aten.t.default(b_s)", "c = torch.ops.aten.select.int(t, 0, 0)",
+                           "f = torch.ops.aten.fill_.Scalar(c, 7)"},
+                          {"f USER_OUTPUT"});
+  Values bq = input("b_s", 6);
+  bq[0] = 7;
+  bq[3] = 7;
+  EXPECT_EQ(placeholder(runIt(q, Semantics::Par), "b_s"), bq);
+}
+
+TEST(OracleElement, OverlappingCopyIsParallel) {
+  // b[1:4].copy_(b[0:3]): the source is read before anything is written.
+  Program p = makeProgram({"b_s BUFFER s i64[4]"},
+                          {"dst = torch.ops.aten.slice.Tensor(b_s, 0, 1, 4)", "src = torch.ops.aten.slice.Tensor(b_s, 0, 0, 3)",
+                           "c = torch.ops.aten.copy_.default(dst, src)"},
+                          {"c USER_OUTPUT"});
+  Values b = input("b_s", 4);
+  EXPECT_EQ(placeholder(runIt(p, Semantics::Par), "b_s"), (Values{b[0], b[0], b[1], b[2]}));
+  // copy_ broadcasts its source.
+  Program q = makeProgram({"b_s BUFFER s i64[2, 2]", "x USER_INPUT i64[2]"}, {"c = torch.ops.aten.copy_.default(b_s, x)"}, {"c USER_OUTPUT"});
+  Values x = input("x", 2);
+  EXPECT_EQ(placeholder(runIt(q, Semantics::Par), "b_s"), (Values{x[0], x[1], x[0], x[1]}));
+}
+
+TEST(OracleElement, IndexOps) {
+  Values b = input("b", 6), v = input("v", 2);  // b [3, 2], v [2]
+  // index_put with an index tensor i64[2] built by arange: rows 0 and 1 (mod 3).
+  Values got = compute({"b USER_INPUT i64[3, 2]", "v USER_INPUT i64[2]"},
+                       {"i = torch.ops.aten.arange.default(2)", "out = torch.ops.aten.index_put.default(b, [i], v)"});
+  EXPECT_EQ(got, (Values{v[0], v[1], v[0], v[1], b[4], b[5]}));
+  got = compute({"b USER_INPUT i64[3, 2]", "v USER_INPUT i64[2]"},
+                {"i = torch.ops.aten.arange.default(2)", "out = torch.ops.aten.index_put.default(b, [i], v, True)"});
+  EXPECT_EQ(got, (Values{b[0] + v[0], b[1] + v[1], b[2] + v[0], b[3] + v[1], b[4], b[5]}));
+  // Index values are taken modulo the dimension: arange(5) on dim of size 3 = 0,1,2,0,1.
+  got = compute({"b USER_INPUT i64[3, 2]"}, {"i = torch.ops.aten.arange.default(5)", "out = torch.ops.aten.index.Tensor(b, [i])"});
+  EXPECT_EQ(got, (Values{b[0], b[1], b[2], b[3], b[4], b[5], b[0], b[1], b[2], b[3]}));
+  got = compute({"b USER_INPUT i64[3, 2]"}, {"i = torch.ops.aten.arange.start(1, 3)", "out = torch.ops.aten.index_select.default(b, 0, i)"});
+  EXPECT_EQ(got, (Values{b[2], b[3], b[4], b[5]}));
+  Values s = input("s", 4);  // source [2, 2]
+  got = compute({"b USER_INPUT i64[3, 2]", "s USER_INPUT i64[2, 2]"},
+                {"i = torch.ops.aten.arange.start(1, 3)", "out = torch.ops.aten.index_copy.default(b, 0, i, s)"});
+  EXPECT_EQ(got, (Values{b[0], b[1], s[0], s[1], s[2], s[3]}));
+  got = compute({"b USER_INPUT i64[3, 2]", "s USER_INPUT i64[2, 2]"},
+                {"out = torch.ops.aten.slice_scatter.default(b, s, 0, 1)"});
+  EXPECT_EQ(got, (Values{b[0], b[1], s[0], s[1], s[2], s[3]}));
+  got = compute({"b USER_INPUT i64[3, 2]", "v USER_INPUT i64[2]"}, {"out = torch.ops.aten.select_scatter.default(b, v, 0, 2)"});
+  EXPECT_EQ(got, (Values{b[0], b[1], b[2], b[3], v[0], v[1]}));
+  // scatter along dim 1 with index [[1, 0]] (from arange(1, -1, -1) viewed [1, 2]).
+  got = compute({"b USER_INPUT i64[3, 2]", "s USER_INPUT i64[2, 2]"},
+                {"a = torch.ops.aten.arange.start_step(1, -1, -1)", "i = torch.ops.aten.view.default(a, [1, 2])",
+                 "out = torch.ops.aten.scatter.src(b, 1, i, s)"});
+  EXPECT_EQ(got, (Values{s[1], s[0], b[2], b[3], b[4], b[5]}));
+  got = compute({"b USER_INPUT i64[3, 2]", "v USER_INPUT i64[2]"}, {"out = torch.ops.aten.cat.default([b, b], 1)"});
+  EXPECT_EQ(got, (Values{b[0], b[1], b[0], b[1], b[2], b[3], b[2], b[3], b[4], b[5], b[4], b[5]}));
+  got = compute({"v USER_INPUT i64[2]", "w USER_INPUT i64[2]"}, {"out = torch.ops.aten.stack.default([v, w], 1)"});
+  Values w = input("w", 2);
+  EXPECT_EQ(got, (Values{v[0], w[0], v[1], w[1]}));
+}
+
+TEST(OracleElement, SelectionAndFactories) {
+  Values c = input("c", 4), x = input("x", 4), y = input("y", 4);
+  Values got = compute({"c USER_INPUT b8[4]", "x USER_INPUT i64[4]", "y USER_INPUT i64[4]"},
+                       {"out = torch.ops.aten.where.self(c, x, y)"});
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], (c[i] & 1) ? x[i] : y[i]);
+  got = compute({"c USER_INPUT b8[4]", "x USER_INPUT i64[4]"}, {"out = torch.ops.aten.masked_fill.Scalar(x, c, 9)"});
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], (c[i] & 1) ? 9u : x[i]);
+  EXPECT_EQ(compute({"x USER_INPUT i64[2]"}, {"out = torch.ops.aten.zeros.default([2, 2])"}), Values(4, 0));
+  EXPECT_EQ(compute({"x USER_INPUT i64[2]"}, {"out = torch.ops.aten.ones.default([3])"}), Values(3, 1));
+  EXPECT_EQ(compute({"x USER_INPUT i64[2]"}, {"out = torch.ops.aten.full.default([2], 5)"}), Values(2, 5));
+  EXPECT_EQ(compute({"x USER_INPUT i64[2]"}, {"out = torch.ops.aten.zeros_like.default(x)"}), Values(2, 0));
+  EXPECT_EQ(compute({"x USER_INPUT i64[4]"}, {"c = torch.ops.aten.clone.default(x)", "out = torch.ops.aten.zero_.default(c)"}), Values(4, 0));
+  EXPECT_EQ(compute({"x USER_INPUT i64[4]"}, {"out = torch.ops.aten.clone.default(x)"}), x);
+}
+
+TEST(OracleElement, HashOpsAreDeterministicAndShapedByAnnotations) {
+  Values a = compute({"x USER_INPUT i64[4]"}, {"out: \"f32[2, 3]\" = torch.ops.aten.relu.default(x)"});
+  EXPECT_EQ(a.size(), 6u);
+  EXPECT_EQ(a, compute({"x USER_INPUT i64[4]"}, {"out: \"f32[2, 3]\" = torch.ops.aten.relu.default(x)"}));
+  EXPECT_NE(a, compute({"x USER_INPUT i64[4]"}, {"out: \"f32[2, 3]\" = torch.ops.aten.sigmoid.default(x)"}));
+  // Uninterpreted in-place: S and F agree on the result.
+  Program p = makeProgram({"x USER_INPUT i64[4]"}, {"c = torch.ops.aten.clone.default(x)", "r: \"i64[4]\" = torch.ops.aten.relu_.default(c)"},
+                          {"r USER_OUTPUT"});
+  EXPECT_EQ(output(runIt(p, Semantics::Par), 0), output(runIt(p, Semantics::Value), 0));
+  // A shape is needed: without an annotation, the element tier refuses.
+  Program q = makeProgram({"x USER_INPUT i64[4]"}, {"r = torch.ops.aten.relu.default(x)"}, {"r USER_OUTPUT"});
+  ExecOptions o;
+  EXPECT_FALSE(compile(q, tableFor(q), o).ok());
+  o.tier = Tier::Storage;
+  EXPECT_TRUE(compile(q, tableFor(q), o).ok());
+}
+
+TEST(OracleElement, ListArgumentWrites) {
+  Program p = makeProgram({"b_a BUFFER a i64[2]", "b_b BUFFER b i64[3]", "x USER_INPUT i64[2]"},
+                          {"f = torch.ops.aten._foreach_add_.Scalar([b_a, b_b], 3)", "o = torch.ops.aten.clone.default(x)"},
+                          {"o USER_OUTPUT"});
+  Values a = input("b_a", 2), b = input("b_b", 3);
+  RunResult r = runIt(p, Semantics::Par);
+  EXPECT_EQ(placeholder(r, "b_a"), (Values{a[0] + 3, a[1] + 3}));
+  EXPECT_EQ(placeholder(r, "b_b"), (Values{b[0] + 3, b[1] + 3, b[2] + 3}));
+  // A custom op writing a list: every element changes (hash), deterministically.
+  Program q = makeProgram({"b_a BUFFER a i64[2]", "x USER_INPUT i64[2]"},
+                          {"f = torch.ops.my_ops.scale_all_.default([b_a, x], 2)", "o = torch.ops.aten.clone.default(x)"},
+                          {"o USER_OUTPUT"}, "my_ops::scale_all_(Tensor(a!)[] self, Scalar s) -> ()");
+  RunResult rq = runIt(q, Semantics::Par);
+  EXPECT_NE(placeholder(rq, "b_a"), a);
+  EXPECT_NE(output(rq, 0), input("x", 2));
+  EXPECT_EQ(placeholder(runIt(q, Semantics::Value), "b_a"), a);
+}
+
+TEST(OracleElement, ShareAllocWritesArgumentStorage) {
+  // H6b: w = op(v) shares v's storage, so the returned v reads w's contents under S.
+  Program p = makeProgram({"b_s BUFFER s i64[4]", "x USER_INPUT i64[4]"},
+                          {"v: \"i64[4]\" = torch.ops.aten.add.Tensor(x, 1)",
+                           "w: \"i64[4]\" = torch.ops.aten.mul.Tensor(v, 3)  # meta: _share_alloc_with_arg_idx=0"},
+                          {"v BUFFER_MUTATION s", "w USER_OUTPUT"});
+  Values x = input("x", 4);
+  RunResult par = runIt(p, Semantics::Par), f = runIt(p, Semantics::Value);
+  Values w(4), v(4);
+  for (int i = 0; i < 4; ++i) v[i] = x[i] + 1, w[i] = v[i] * 3;
+  EXPECT_EQ(placeholder(par, "b_s"), w);  // clobbered
+  EXPECT_EQ(placeholder(f, "b_s"), v);    // intended
+  EXPECT_EQ(output(par, 0), w);
+  EXPECT_TRUE(firstDifference(par, f).has_value());
+}
+
+TEST(OracleElement, ParSeqAndViewModes) {
+  // B3: a := old b (through view_copy), b := b + x, with b written first.
+  Program p = makeProgram({"b_b BUFFER b i64[4]", "b_a BUFFER a i64[2, 2]", "x USER_INPUT i64[4]"},
+                          {"vc = torch.ops.aten.view_copy.default(b_b, [2, 2])", "ad = torch.ops.aten.add.Tensor(b_b, x)"},
+                          {"ad BUFFER_MUTATION b", "vc BUFFER_MUTATION a"});
+  Values b = input("b_b", 4);
+  for (ViewMode mode : {ViewMode::CopyViews, ViewMode::AliasViews}) {
+    RunResult par = runIt(p, Semantics::Par, mode);
+    EXPECT_EQ(placeholder(par, "b_a"), b) << toString(mode);
+    RunResult seq = runIt(p, Semantics::Seq, mode);
+    if (mode == ViewMode::CopyViews) EXPECT_EQ(placeholder(seq, "b_a"), b);
+    else EXPECT_NE(placeholder(seq, "b_a"), b);  // reads the new b
+  }
+  // H3: the value is mutated after its definition; S_par sees it, F does not.
+  Program q = makeProgram({"b_s BUFFER s i64[4]", "x USER_INPUT i64[4]"},
+                          {"v = torch.ops.aten.add.Tensor(x, 1)", "w = torch.ops.aten.mul_.Tensor(v, 2)"},
+                          {"v BUFFER_MUTATION s", "w USER_OUTPUT"});
+  EXPECT_TRUE(firstDifference(runIt(q, Semantics::Par), runIt(q, Semantics::Value)).has_value());
+  EXPECT_FALSE(firstDifference(runIt(q, Semantics::Par), runIt(q, Semantics::Seq)).has_value());
+}
+
+TEST(OracleElement, ViewCopyReturnedStaysACopy) {
+  // In the alias mode a view_copy the program returns stays a copy: a later in-place write to
+  // its base does not show through.
+  Program p = makeProgram({"x USER_INPUT i64[4]"},
+                          {"c = torch.ops.aten.clone.default(x)", "vc = torch.ops.aten.view_copy.default(c, [2, 2])",
+                           "a = torch.ops.aten.add_.Tensor(c, 1)"},
+                          {"vc USER_OUTPUT", "a USER_OUTPUT"});
+  Values x = input("x", 4);
+  EXPECT_EQ(output(runIt(p, Semantics::Par, ViewMode::AliasViews), 0), x);
+  Program q = makeProgram({"x USER_INPUT i64[4]"},
+                          {"c = torch.ops.aten.clone.default(x)", "vc = torch.ops.aten.view_copy.default(c, [2, 2])",
+                           "a = torch.ops.aten.add_.Tensor(c, 1)", "s = torch.ops.aten.clone.default(vc)"},
+                          {"s USER_OUTPUT", "a USER_OUTPUT"});
+  Values plus(4);
+  for (int i = 0; i < 4; ++i) plus[i] = x[i] + 1;
+  EXPECT_EQ(output(runIt(q, Semantics::Par, ViewMode::AliasViews), 0), plus);
+  EXPECT_EQ(output(runIt(q, Semantics::Par, ViewMode::CopyViews), 0), x);
+}
+
+TEST(OracleElement, UserInputMutationOutputIsTheTargetsFinalValue) {
+  Program p = makeProgram({"x USER_INPUT i64[2]"}, {"m = torch.ops.aten.mul.Tensor(x, 2)", "o = torch.ops.aten.add.Tensor(x, 1)"},
+                          {"m USER_INPUT_MUTATION x", "o USER_OUTPUT"});
+  Values x = input("x", 2);
+  RunResult r = runIt(p, Semantics::Par);
+  EXPECT_EQ(placeholder(r, "x"), (Values{x[0] * 2, x[1] * 2}));
+  EXPECT_EQ(output(r, 0), (Values{x[0] * 2, x[1] * 2}));
+  EXPECT_EQ(output(r, 1), (Values{x[0] + 1, x[1] + 1}));
+}
+
+TEST(OracleElement, MemoryCapIsAnError) {
+  Program p = makeProgram({"x USER_INPUT i64[1000, 1000]"}, {"o = torch.ops.aten.clone.default(x)"}, {"o USER_OUTPUT"});
+  ExecOptions o;
+  o.maxElements = 100000;
+  Result<Executable> r = compile(p, tableFor(p), o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.errors.front().message.find("memory cap"), std::string::npos);
+}
+
+TEST(OracleElement, InputSetsDiffer) {
+  Program p = makeProgram({"x USER_INPUT i64[2]"}, {"o = torch.ops.aten.clone.default(x)"}, {"o USER_OUTPUT"});
+  EXPECT_NE(output(runIt(p, Semantics::Par, ViewMode::CopyViews, Tier::Element, {0, 0}), 0),
+            output(runIt(p, Semantics::Par, ViewMode::CopyViews, Tier::Element, {0, 1}), 0));
+  EXPECT_NE(output(runIt(p, Semantics::Par, ViewMode::CopyViews, Tier::Element, {1, 0}), 0),
+            output(runIt(p, Semantics::Par, ViewMode::CopyViews, Tier::Element, {0, 0}), 0));
+}
+
+TEST(OracleStorage, ReadsWritesAndSemantics) {
+  // No shapes: the storage tier. H1: the old value is read after the new value is computed.
+  Program p = makeProgram({"b_s BUFFER s f32[s0]", "x USER_INPUT f32[s0]"},
+                          {"v = torch.ops.aten.mul.Tensor(x, 2)", "r = torch.ops.aten.add.Tensor(b_s, x)"},
+                          {"v BUFFER_MUTATION s", "r USER_OUTPUT"});
+  RunResult par = runIt(p, Semantics::Par, ViewMode::CopyViews, Tier::Storage);
+  EXPECT_EQ(par.tier, Tier::Storage);
+  EXPECT_FALSE(firstDifference(par, runIt(p, Semantics::Seq, ViewMode::CopyViews, Tier::Storage)));
+  EXPECT_FALSE(firstDifference(par, runIt(p, Semantics::Value, ViewMode::CopyViews, Tier::Storage)));
+  // Writing through a view changes the root; reading the same view back yields the value.
+  Program q = makeProgram({"b_s BUFFER s f32[s0]", "x USER_INPUT f32[s0]"},
+                          {"sl = torch.ops.aten.slice.Tensor(b_s, 0, 0, 2)", "c = torch.ops.aten.copy_.default(sl, x)",
+                           "o = torch.ops.aten.clone.default(c)"},
+                          {"o USER_OUTPUT"});
+  RunResult rq = runIt(q, Semantics::Par, ViewMode::CopyViews, Tier::Storage);
+  RunResult fq = runIt(q, Semantics::Value, ViewMode::CopyViews, Tier::Storage);
+  EXPECT_EQ(output(rq, 0), output(fq, 0));
+  EXPECT_NE(placeholder(rq, "b_s"), placeholder(fq, "b_s"));
+  // B3 in the storage tier too.
+  Program b3 = makeProgram({"b_b BUFFER b f32[s0]", "b_a BUFFER a f32[s0]", "x USER_INPUT f32[s0]"},
+                           {"vc = torch.ops.aten.view_copy.default(b_b, [2, 2])", "ad = torch.ops.aten.add.Tensor(b_b, x)"},
+                           {"ad BUFFER_MUTATION b", "vc BUFFER_MUTATION a"});
+  EXPECT_FALSE(firstDifference(runIt(b3, Semantics::Par, ViewMode::CopyViews, Tier::Storage),
+                               runIt(b3, Semantics::Seq, ViewMode::CopyViews, Tier::Storage)));
+  EXPECT_TRUE(firstDifference(runIt(b3, Semantics::Par, ViewMode::AliasViews, Tier::Storage),
+                              runIt(b3, Semantics::Seq, ViewMode::AliasViews, Tier::Storage)));
+}
+
+}  // namespace
+}  // namespace wb::oracle
