@@ -1,0 +1,443 @@
+// tests/placement_test.cpp: our placements, `early` and `end` (core/placement.h, DESIGN §6).
+//
+// - For every hazard program of corpus/hazards/: the exact layout under `early` and `end`
+//   (every copy's position), and for `early` each copy's rule and binding node.
+// - The assertions of upstream's test_mutable_buffers and of the two tests PR #20744 adds
+//   (executorch-semantics §8), on the corpus programs that rebuild them.
+// - Invariants on every placed corpus program (corpus/**) and on generated programs: the result
+//   validates, placeholders stay first, every copy follows its value, the output specs name
+//   the copies, no copy is later under `early` than under `end`, placing again changes nothing,
+//   and `early` equals the parallel-assignment reference S_par in both view modes (oracle).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/placement.h"
+#include "core/rewrite.h"
+#include "core/validate.h"
+#include "gen/choices.h"
+#include "gen/generator.h"
+#include "oracle/oracle.h"
+#include "tests/testing.h"
+
+namespace wb {
+namespace {
+
+using testing::corpusDir;
+using testing::filesUnder;
+using testing::loadProgram;
+
+SchemaTable tableFor(const Program& p) { return schemasFor(p, builtinSchemas()); }
+
+// The body of a program as one line: node names in order (placeholders and output left out),
+// each copy as `name[buffer<-value]`.
+std::string layout(const Program& p) {
+  std::string out;
+  for (const Node& n : p.graph.nodes) {
+    if (n.isPlaceholder() || n.isOutput()) continue;
+    if (!out.empty()) out += ' ';
+    out += n.name;
+    if (n.target == "aten::copy_" && n.args.size() == 2) out += "[" + n.args[0].text + "<-" + n.args[1].text + "]";
+  }
+  return out;
+}
+
+Program loadHazard(const std::string& name) { return loadProgram(corpusDir() / "hazards" / (name + ".txt")); }
+
+struct ExpectedCopy {
+  std::string copy, rule, binding;
+};
+struct HazardCase {
+  std::string file;
+  std::string early;
+  std::vector<ExpectedCopy> copies;  // in graph order
+  std::string end;
+};
+
+const std::vector<HazardCase>& hazardCases() {
+  static const std::vector<HazardCase> cases = {
+      {"h01_old_value_reader", "mul add copy_[b_s<-mul]", {{"copy_", "R2", "add"}}, "mul add copy_[b_s<-mul]"},
+      {"h02_reader_through_delegate_alias",
+       "lowered_module_0 executorch_call_delegate getitem mul add copy_[b_s<-mul]",
+       {{"copy_", "R2", "add"}},
+       "lowered_module_0 executorch_call_delegate getitem mul add copy_[b_s<-mul]"},
+      {"h03_value_mutated_after_def", "add relu_ copy_[b_s<-add]", {{"copy_", "R3", "relu_"}},
+       "add relu_ copy_[b_s<-add]"},
+      {"h04_list_argument_write", "add mul scale_all_ copy_[b_s<-add]", {{"copy_", "R3", "scale_all_"}},
+       "add mul scale_all_ copy_[b_s<-add]"},
+      {"h05_view_copy_becomes_view", "mul view_copy sum_1 copy_[b_s<-mul]", {{"copy_", "R2", "sum_1"}},
+       "mul view_copy sum_1 copy_[b_s<-mul]"},
+      {"h06a_share_alloc_reader", "mul sigmoid add copy_[b_s<-mul]", {{"copy_", "R2", "add"}},
+       "mul sigmoid add copy_[b_s<-mul]"},
+      {"h06b_share_alloc_clobbers_value", "add sigmoid copy_[b_s<-add]", {{"copy_", "R3", "sigmoid"}},
+       "add sigmoid copy_[b_s<-add]"},
+      {"h07_no_placeholders", "ones mul", {}, "ones mul"},
+      {"h08_copy_reads_other_copys_buffer", "copy__1[b_b<-b_a] add copy_[b_a<-add]",
+       {{"copy__1", "R0", "b_b"}, {"copy_", "R1", "add"}}, "add copy_[b_a<-add] copy__1[b_b<-b_a]"},
+      {"h08b_copy_cycle_swap", "clone copy__1[b_b<-b_a] copy_[b_a<-clone] mul",
+       {{"copy__1", "R2", "clone"}, {"copy_", "C", "copy__1"}}, "mul copy_[b_a<-b_b] copy__1[b_b<-b_a]"},
+      {"h09_delegate_may_write_value",
+       "lowered_module_0 executorch_call_delegate getitem getitem_1 mul lowered_module_1 executorch_call_delegate_1 "
+       "getitem_2 add mul_1 copy_[b_s<-mul]",
+       {{"copy_", "R2", "mul_1"}},
+       "lowered_module_0 executorch_call_delegate getitem getitem_1 mul lowered_module_1 executorch_call_delegate_1 "
+       "getitem_2 add mul_1 copy_[b_s<-mul]"},
+      {"h10_ancestor_sibling_alias", "mul relu_ add_ copy_[b_s<-relu_]", {{"copy_", "R3", "add_"}},
+       "mul relu_ add_ copy_[b_s<-relu_]"},
+      {"h11_expand_as_precision", "mul expand_as copy_[b_s<-mul] add", {{"copy_", "R2", "expand_as"}},
+       "mul expand_as add copy_[b_s<-mul]"},
+      {"h12_fallback_granularity", "copy__1[b_b<-b_a] add copy_[b_a<-add] mul copy__2[b_c<-mul] sub",
+       {{"copy__1", "R0", "x"}, {"copy_", "R1", "add"}, {"copy__2", "R1", "mul"}},
+       "add mul sub copy_[b_a<-add] copy__1[b_b<-b_a] copy__2[b_c<-mul]"},
+      {"b1_lineage_of_another_buffer", "add copy_[b_a<-b_b]", {{"copy_", "R2", "add"}}, "add copy_[b_a<-b_b]"},
+      {"b2_copies_first_positional_specs", "index_put_ add mul copy_[x<-add]", {{"copy_", "R2", "mul"}},
+       "index_put_ add mul copy_[x<-add]"},
+      {"b3_view_copy_end_order", "view_copy copy__1[b_a<-view_copy] add copy_[b_b<-add]",
+       {{"copy__1", "R1", "view_copy"}, {"copy_", "R1", "add"}},
+       "view_copy add copy_[b_b<-add] copy__1[b_a<-view_copy]"},
+      {"upstream_test_mutable_buffers",
+       "copy__1[b_direct_copy_from_input<-x] aten_add_tensor aten_add_tensor_1 copy_[b_state<-aten_add_tensor_1]",
+       {{"copy__1", "R1", "x"}, {"copy_", "R1", "aten_add_tensor_1"}},
+       "aten_add_tensor aten_add_tensor_1 copy_[b_state<-aten_add_tensor_1] copy__1[b_direct_copy_from_input<-x]"},
+      {"upstream_pr20744_write_back_is_inserted_early",
+       "aten_add_tensor copy_[b_state<-aten_add_tensor] aten_add_tensor_1 aten_add_tensor_2 aten_add_tensor_3",
+       {{"copy_", "R1", "aten_add_tensor"}},
+       "aten_add_tensor aten_add_tensor_1 aten_add_tensor_2 aten_add_tensor_3 copy_[b_state<-aten_add_tensor]"},
+      {"upstream_pr20744_write_back_after_old_value_reads", "aten_mul_tensor aten_add_tensor copy_[b_state<-aten_mul_tensor]",
+       {{"copy_", "R2", "aten_add_tensor"}}, "aten_mul_tensor aten_add_tensor copy_[b_state<-aten_mul_tensor]"},
+  };
+  return cases;
+}
+
+TEST(Placement, NamesRoundTrip) {
+  EXPECT_EQ(allPlacements().size(), 5u);
+  for (Placement p : allPlacements()) EXPECT_EQ(placementFromString(toString(p)), p);
+  EXPECT_EQ(toString(Placement::Early), "early");
+  EXPECT_EQ(toString(Placement::Pr20744), "pr20744");
+  EXPECT_FALSE(placementFromString("earliest").has_value());
+}
+
+TEST(Placement, SchemasForAddsTheProgramsOwn) {
+  Program p;
+  p.schemas = {"my_ops::scale_all_(Tensor(a!)[] self, Scalar s) -> ()", "not a schema"};
+  SchemaTable t = tableFor(p);
+  ASSERT_NE(t.find("my_ops::scale_all_"), nullptr);
+  EXPECT_NE(t.find("aten::add.Tensor"), nullptr);
+}
+
+TEST(Placement, EveryHazardFileHasACase) {
+  std::set<std::string> files, covered;
+  for (const auto& path : filesUnder(corpusDir() / "hazards")) files.insert(path.stem().string());
+  for (const HazardCase& c : hazardCases()) covered.insert(c.file);
+  EXPECT_EQ(files, covered);
+}
+
+TEST(Placement, HazardsEarly) {
+  for (const HazardCase& c : hazardCases()) {
+    SCOPED_TRACE(c.file);
+    Program p = loadHazard(c.file);
+    PlacedProgram placed = place(p, Placement::Early, tableFor(p));
+    EXPECT_FALSE(placed.failure.has_value());
+    EXPECT_EQ(layout(placed.program), c.early);
+    ASSERT_EQ(placed.copies.size(), c.copies.size());
+    for (std::size_t i = 0; i < c.copies.size(); ++i) {
+      EXPECT_EQ(placed.copies[i].copyNode, c.copies[i].copy);
+      EXPECT_EQ(placed.copies[i].rule, c.copies[i].rule) << placed.copies[i].text;
+      EXPECT_EQ(placed.copies[i].bindingNode, c.copies[i].binding) << placed.copies[i].text;
+      EXPECT_TRUE(placed.copies[i].text.starts_with("after %" + c.copies[i].binding)) << placed.copies[i].text;
+    }
+  }
+}
+
+TEST(Placement, HazardsEnd) {
+  for (const HazardCase& c : hazardCases()) {
+    SCOPED_TRACE(c.file);
+    Program p = loadHazard(c.file);
+    PlacedProgram placed = place(p, Placement::End, tableFor(p));
+    EXPECT_EQ(layout(placed.program), c.end);
+    for (const CopyExplanation& e : placed.copies) {
+      EXPECT_EQ(e.rule, "END");
+      EXPECT_EQ(e.bindingNode, "");
+    }
+  }
+}
+
+TEST(Placement, ExplanationsInWords) {
+  auto texts = [](const std::string& file) {
+    Program p = loadHazard(file);
+    std::vector<std::string> out;
+    for (const CopyExplanation& e : place(p, Placement::Early, tableFor(p)).copies) out.push_back(e.text);
+    return out;
+  };
+  EXPECT_EQ(texts("h05_view_copy_becomes_view"), std::vector<std::string>{"after %sum_1: reads b_s through %view_copy"});
+  EXPECT_EQ(texts("h10_ancestor_sibling_alias"),
+            std::vector<std::string>{"after %add_: writes %mul's storage (value of b_s)"});
+  EXPECT_EQ(texts("h04_list_argument_write"),
+            std::vector<std::string>{"after %scale_all_: writes %add's storage (value of b_s)"});
+  EXPECT_EQ(texts("upstream_pr20744_write_back_is_inserted_early"),
+            std::vector<std::string>{"after %aten_add_tensor: the value is defined here"});
+  std::vector<std::string> cycle = texts("h08b_copy_cycle_swap");
+  ASSERT_EQ(cycle.size(), 2u);
+  EXPECT_EQ(cycle[1], "after %copy__1 (copy_ of b_b, C): that copy reads b_a, which this copy overwrites");
+}
+
+TEST(Placement, SkippedLineagesAreExplained) {
+  Program p = loadHazard("b2_copies_first_positional_specs");
+  PlacedProgram placed = place(p, Placement::Early, tableFor(p));
+  ASSERT_EQ(placed.skipped.size(), 1u);
+  EXPECT_NE(placed.skipped[0].find("in-place lineage of its own target %b_cache"), std::string::npos)
+      << placed.skipped[0];
+  // The output keeps its position and name; only x's output became the copy.
+  EXPECT_EQ(placed.program.signature.outputs[0].name, "index_put_");
+  EXPECT_EQ(placed.program.signature.outputs[1].name, "copy_");
+  EXPECT_EQ(placed.program.signature.outputs[2].name, "mul");
+}
+
+TEST(Placement, B1LineageOfAnotherBufferIsCopied) {
+  Program p = loadHazard("b1_lineage_of_another_buffer");
+  PlacedProgram placed = place(p, Placement::Early, tableFor(p));
+  EXPECT_TRUE(placed.skipped.empty());
+  ASSERT_EQ(placed.copies.size(), 1u);
+  EXPECT_EQ(placed.copies[0].buffer, "b_a");
+  EXPECT_EQ(placed.copies[0].value, "b_b");
+}
+
+TEST(Placement, CycleClonesOneValueWhereItIsFinal) {
+  Program p = loadHazard("h08b_copy_cycle_swap");
+  PlacedProgram placed = place(p, Placement::Early, tableFor(p));
+  const Node* clone = placed.program.graph.find("clone");
+  ASSERT_NE(clone, nullptr);
+  EXPECT_EQ(clone->target, "aten::clone");
+  EXPECT_EQ(clone->args, std::vector<Arg>{Arg::ref("b_b")});
+  EXPECT_EQ(clone->typeText, "f32[4]");
+  ASSERT_EQ(placed.copies.size(), 2u);
+  EXPECT_EQ(placed.copies[1].value, "clone");
+}
+
+// ---------------------------------------------------------------------------------------------
+// executorch-semantics §8: upstream's test and the two tests PR #20744 adds, asserted on early.
+
+std::size_t positionOf(const Program& p, const std::string& name) { return p.graph.indexOf(name).value(); }
+
+std::vector<const Node*> copiesIn(const Program& p) {
+  std::vector<const Node*> copies;
+  for (const Node& n : p.graph.nodes)
+    if (n.target == "aten::copy_") copies.push_back(&n);
+  return copies;
+}
+
+TEST(UpstreamTests, MutableBuffersGetTwoCopiesAndTheDirectCopyFollowsThePlaceholders) {
+  Program p = loadHazard("upstream_test_mutable_buffers");
+  EXPECT_TRUE(copiesIn(p).empty());
+  PlacedProgram placed = place(p, Placement::Early, tableFor(p));
+  std::vector<const Node*> copies = copiesIn(placed.program);
+  ASSERT_EQ(copies.size(), 2u);
+  // The PR's edited expected graph: copy__default_1 (from the placeholder x) right after the
+  // placeholders.
+  const Node* direct = placed.program.graph.find("copy__1");
+  ASSERT_NE(direct, nullptr);
+  EXPECT_EQ(direct->args[1], Arg::ref("x"));
+  EXPECT_EQ(positionOf(placed.program, "copy__1"), 3u);
+  // Outputs keep their positions: (copy_, copy__1, aten_add_tensor).
+  EXPECT_EQ(placed.program.graph.returnedValues(),
+            (std::vector<Arg>{Arg::ref("copy_"), Arg::ref("copy__1"), Arg::ref("aten_add_tensor")}));
+}
+
+TEST(UpstreamTests, WriteBackIsInsertedEarly) {
+  Program p = loadHazard("upstream_pr20744_write_back_is_inserted_early");
+  PlacedProgram placed = place(p, Placement::Early, tableFor(p));
+  std::vector<const Node*> copies = copiesIn(placed.program);
+  ASSERT_EQ(copies.size(), 1u);
+  const Program& q = placed.program;
+  EXPECT_EQ(positionOf(q, copies[0]->name), positionOf(q, copies[0]->args[1].text) + 1);
+  EXPECT_LT(positionOf(q, copies[0]->name), q.graph.nodes.size() - 1);  // before the user return
+}
+
+TEST(UpstreamTests, WriteBackAfterOldValueReads) {
+  Program p = loadHazard("upstream_pr20744_write_back_after_old_value_reads");
+  PlacedProgram placed = place(p, Placement::Early, tableFor(p));
+  const Program& q = placed.program;
+  std::vector<const Node*> copies = copiesIn(q);
+  ASSERT_EQ(copies.size(), 1u);
+  const std::size_t copyAt = positionOf(q, copies[0]->name);
+  int users = 0;
+  for (std::size_t i = 0; i < q.graph.nodes.size(); ++i) {
+    const Node& n = q.graph.nodes[i];
+    if (n.isOutput() || n.target == "aten::copy_") continue;
+    bool usesState = false;
+    for (const Arg& a : n.args) forEachRef(a, [&](const std::string& r) { usesState |= r == "b_state"; });
+    if (!usesState) continue;
+    ++users;
+    EXPECT_LT(i, copyAt) << n.name;
+  }
+  EXPECT_EQ(users, 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Invariants of a placed program.
+
+// Number of nodes of the input program (placeholders and output excluded) before each output's
+// copy, by output index.
+std::map<std::size_t, std::size_t> originalNodesBeforeCopies(const Program& input, const PlacedProgram& placed) {
+  std::set<std::string> original;
+  for (const Node& n : input.graph.nodes) original.insert(n.name);
+  std::map<std::string, std::size_t> before;
+  std::size_t seen = 0;
+  for (const Node& n : placed.program.graph.nodes) {
+    if (n.target == "aten::copy_" && !original.count(n.name)) before[n.name] = seen;
+    if (original.count(n.name)) ++seen;
+  }
+  std::map<std::size_t, std::size_t> byOutput;
+  const auto& outs = placed.program.signature.outputs;
+  for (std::size_t i = 0; i < outs.size(); ++i)
+    if (auto it = before.find(outs[i].name); it != before.end()) byOutput[i] = it->second;
+  return byOutput;
+}
+
+void checkInvariants(const Program& p, const SchemaTable& table, const std::string& what) {
+  SCOPED_TRACE(what);
+  PlacedProgram early = place(p, Placement::Early, table);
+  PlacedProgram end = place(p, Placement::End, table);
+  for (const PlacedProgram* placed : {&early, &end}) {
+    const Program& q = placed->program;
+    ASSERT_FALSE(placed->failure.has_value());
+    std::vector<Diagnostic> errors = validate(q);
+    ASSERT_TRUE(errors.empty()) << formatAll(errors);
+    // Placeholders stay first and unchanged.
+    std::size_t placeholders = 0;
+    while (placeholders < q.graph.nodes.size() && q.graph.nodes[placeholders].isPlaceholder()) ++placeholders;
+    std::size_t expected = 0;
+    for (const Node& n : p.graph.nodes) expected += n.isPlaceholder();
+    EXPECT_EQ(placeholders, expected);
+    // Each copy follows its value, and its output spec names it at the same position.
+    const std::vector<Arg> returned = q.graph.returnedValues();
+    for (const CopyExplanation& e : placed->copies) {
+      const std::size_t at = q.graph.indexOf(e.copyNode).value();
+      const Node& copy = q.graph.nodes[at];
+      EXPECT_EQ(copy.target, "aten::copy_");
+      EXPECT_EQ(copy.args.at(0).text, e.buffer);
+      EXPECT_EQ(copy.args.at(1).text, e.value);
+      EXPECT_GT(at, q.graph.indexOf(e.value).value());
+      std::size_t named = 0;
+      for (std::size_t i = 0; i < q.signature.outputs.size(); ++i) {
+        if (q.signature.outputs[i].name != e.copyNode) continue;
+        ++named;
+        EXPECT_TRUE(isMutation(q.signature.outputs[i].kind));
+        EXPECT_EQ(returned.at(i), Arg::ref(e.copyNode));
+        EXPECT_EQ(q.signature.mutatedInput(q.signature.outputs[i])->name, e.buffer);
+      }
+      EXPECT_EQ(named, 1u) << e.copyNode;
+    }
+    // Every mutation output is a copy now, or was skipped.
+    std::size_t mutations = 0;
+    for (const OutputSpec& s : p.signature.outputs) mutations += isMutation(s.kind);
+    EXPECT_EQ(placed->copies.size() + placed->skipped.size(), mutations);
+    // Placing a placed program again changes nothing.
+    Program again = place(q, placed == &early ? Placement::Early : Placement::End, table).program;
+    EXPECT_TRUE(again == q) << "placing again changed the program";
+  }
+  EXPECT_EQ(early.copies.size(), end.copies.size());
+  std::map<std::size_t, std::size_t> e = originalNodesBeforeCopies(p, early), n = originalNodesBeforeCopies(p, end);
+  for (const auto& [output, before] : e) EXPECT_LE(before, n.at(output)) << "output " << output;
+}
+
+void checkOracle(const Program& p, const SchemaTable& table, std::uint64_t seed, const std::string& what) {
+  oracle::CheckOptions options;
+  options.placement = Placement::Early;
+  options.seed = seed;
+  oracle::CheckReport report = oracle::check(p, options, oracle::withOracleSchemas(table));
+  EXPECT_NE(report.verdict, oracle::Verdict::PlacementBug) << what << "\n" << oracle::formatReport(report);
+}
+
+TEST(Invariants, EveryCorpusProgram) {
+  std::vector<std::filesystem::path> files = filesUnder(corpusDir());
+  ASSERT_FALSE(files.empty());
+  for (const auto& path : files) {
+    Result<Program> r = readProgram(testing::readFile(path), path.string());
+    // Every file in corpus/ reads and validates (the reader's tests say why when one does not).
+    ASSERT_TRUE(r.ok()) << formatAll(r.errors);
+    ASSERT_TRUE(validate(*r).empty()) << path;
+    const SchemaTable table = tableFor(*r);
+    checkInvariants(*r, table, path.string());
+    checkOracle(*r, table, 1, path.string());
+  }
+}
+
+TEST(Invariants, GeneratedPrograms) {
+  // Both modes, every hazard family switched on and off by the swarm policy.
+  gen::Generator generator;
+  const SchemaTable base = builtinSchemas();
+  for (std::uint64_t seed = 0; seed < 400; ++seed) {
+    gen::RandomChoices choices(seed);
+    gen::Generated g = generator.generate(choices);
+    const SchemaTable table = schemasFor(g.program, base);
+    const std::string what = "generated seed " + std::to_string(seed);
+    checkInvariants(g.program, table, what);
+    checkOracle(g.program, table, seed, what);
+    if (::testing::Test::HasFailure()) break;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Copies among themselves, on programs built in C++.
+
+Program twoWritesOfOneTarget() {
+  // Both outputs write s (two specs, one target): output order keeps the later write last.
+  Program p;
+  auto placeholder = [&](const std::string& name, InputSpec spec) {
+    Node n;
+    n.name = name;
+    n.op = NodeOp::Placeholder;
+    n.target = name;
+    n.typeText = "f32[4]";
+    p.graph.nodes.push_back(n);
+    p.signature.inputs.push_back(spec);
+  };
+  placeholder("b_s", {InputKind::Buffer, "b_s", "s", true});
+  placeholder("x", {InputKind::UserInput, "x", "", std::nullopt});
+  auto call = [&](const std::string& name, const std::string& target, std::vector<Arg> args) {
+    Node n;
+    n.name = name;
+    n.target = target;
+    n.args = std::move(args);
+    n.typeText = "f32[4]";
+    p.graph.nodes.push_back(n);
+  };
+  call("mul", "aten::mul.Tensor", {Arg::ref("x"), Arg::ofInt(3)});
+  call("add", "aten::add.Tensor", {Arg::ref("x"), Arg::ofInt(1)});
+  Node out;
+  out.name = "output";
+  out.op = NodeOp::Output;
+  out.target = "output";
+  out.args = {Arg::tuple({Arg::ref("add"), Arg::ref("mul")})};
+  p.graph.nodes.push_back(out);
+  p.signature.outputs = {{OutputKind::BufferMutation, "add", "s"}, {OutputKind::BufferMutation, "mul", "s"}};
+  return p;
+}
+
+TEST(Placement, WritesOfOneTargetKeepOutputOrder) {
+  Program p = twoWritesOfOneTarget();
+  PlacedProgram placed = place(p, Placement::Early, tableFor(p));
+  EXPECT_EQ(layout(placed.program), "mul add copy_[b_s<-add] copy__1[b_s<-mul]");
+  ASSERT_EQ(placed.copies.size(), 2u);
+  EXPECT_EQ(placed.copies[1].rule, "C");
+  EXPECT_EQ(placed.copies[1].bindingNode, "copy_");
+}
+
+TEST(Placement, PlanMatchesThePlacedProgram) {
+  Program p = loadHazard("h12_fallback_granularity");
+  const SchemaTable table = tableFor(p);
+  EarlyPlan plan = planEarly(p, analyzeAliases(p, table));
+  ASSERT_EQ(plan.copies.size(), 3u);
+  EXPECT_TRUE(plan.clones.empty());
+  EXPECT_EQ(p.graph.nodes[plan.copies[0].afterNode].name, "x");
+  EXPECT_EQ(p.graph.nodes[plan.copies[1].afterNode].name, "add");
+  EXPECT_EQ(p.graph.nodes[plan.copies[2].afterNode].name, "mul");
+  EXPECT_EQ(plan.copies[0].rule, "R0");
+}
+
+}  // namespace
+}  // namespace wb
