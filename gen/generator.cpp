@@ -187,7 +187,7 @@ class Session {
     return vals_.size() - 1;
   }
 
-  std::size_t fresh(const std::string& name, const TensorType& type, bool writable = true) {
+  std::size_t fresh(const std::string& name, const TensorType type, bool writable = true) {
     Val v;
     v.name = name;
     v.type = type;
@@ -209,20 +209,20 @@ class Session {
   }
 
   // A value of exactly this type: usually an existing one, else a new input (or a `full`).
-  std::size_t valueOfType(const TensorType& type) {
+  std::size_t valueOfType(const TensorType type) {  // by value: vals_ may grow
     auto c = candidates([&](const Val& v) { return v.type == type; });
     if (!c.empty() && !ch_.flip(0.2)) return ch_.element(c);
     return freshSource(type);
   }
 
-  std::size_t freshSource(const TensorType& type, std::string_view inputName = {}) {
+  std::size_t freshSource(const TensorType type, std::string_view inputName = {}) {
     if (!pol_.noPlaceholders && userInputs_ < std::max(1, opt_.maxUserInputs)) return newUserInput(type, inputName);
     std::vector<Arg> args = {intList(dimsOf(type)),
                              type.dtype == "i64" ? Arg::ofInt(ch_.pick(0, 3)) : Arg::ofFloat(1.0)};
     return fresh(pb_.call("aten::full", std::move(args), {{"dtype", dtypeToken(type.dtype)}}, type), type);
   }
 
-  std::size_t newUserInput(const TensorType& type, std::string_view name = {}) {
+  std::size_t newUserInput(const TensorType type, std::string_view name = {}) {
     static constexpr std::string_view kNames[] = {"x", "y", "z", "w", "u", "v"};
     std::string_view chosen = name.empty() ? kNames[userInputs_ % 6] : name;
     ++userInputs_;
@@ -239,7 +239,7 @@ class Session {
   std::size_t indexTensor(std::int64_t length) {
     return valueOfIndexType(tensorType("i64", {length}));
   }
-  std::size_t valueOfIndexType(const TensorType& type) {
+  std::size_t valueOfIndexType(const TensorType type) {
     auto c = candidates([&](const Val& v) { return v.type == type; });
     if (!c.empty() && ch_.flip(0.5)) return ch_.element(c);
     return freshSource(type, "idx");
@@ -373,7 +373,7 @@ class Session {
   }
 
   // A partner that broadcasts *to* `a`'s shape (in-place and out= ops keep the self shape).
-  std::size_t partnerInto(const TensorType& type) {
+  std::size_t partnerInto(const TensorType type) {
     const Dims d = dimsOf(type);
     auto c = candidates([&](const Val& v) { return v.type.dtype == type.dtype && broadcastsTo(v.dims, d); });
     if (c.empty() || ch_.flip(0.2)) return valueOfType(type);
@@ -925,7 +925,7 @@ class Session {
       const std::size_t b = valueOfType(tensorType(t.dtype, rest));
       n = pb_.call("aten::cat.out", {refList({vals_[a].name, vals_[b].name}), Arg::ofInt(0)}, {{"out", Arg::ref(outName)}}, t);
     } else {
-      const std::size_t a = partnerInto(t);
+      const std::size_t a = valueOfType(t);  // the result has out's shape: no resize
       const std::size_t b = partnerInto(t);
       n = pb_.call("aten::add.out", {ref(a), ref(b)}, {{"out", Arg::ref(outName)}}, t);
     }
@@ -1043,7 +1043,7 @@ class Session {
 
   // A new node whose value has `target`'s type and depends on the target: the plain update
   // `target = f(target, ...)`.
-  std::string emitUpdate(const Target& target) {
+  std::string emitUpdate(const Target target) {
     const std::size_t self = byName_.at(target.placeholder);
     if (realistic() && ch_.flip(0.4)) {
       const std::string n = pb_.call("aten::add.Tensor", {ref(self), Arg::ofInt(1)}, {}, target.type);
@@ -1058,7 +1058,7 @@ class Session {
   }
 
   // Chooses the mutation value of one target according to the enabled strategies.
-  std::string mutationValue(const Target& target, const std::vector<std::string>& mutated) {
+  std::string mutationValue(const Target target, const std::vector<std::string>& mutated) {
     const TensorType& type = target.type;
     enum { kFresh, kPlaceholder, kSameLineage, kOtherLineage, kDependent };
     std::vector<int> w = {6, pol_.placeholderValues ? 3 : 0, pol_.lineageSameTarget ? 3 : 0,
@@ -1110,26 +1110,26 @@ class Session {
 
   void chooseOutputs() {
     // Which targets get a mutation spec: forced ones always (realistic: export made them).
-    std::vector<Target*> targets;
-    for (auto& b : buffers_) targets.push_back(&b);
-    for (auto& u : userTargets_)
-      if (pol_.userInputMutation || !u.forcedValue.empty()) targets.push_back(&u);
+    // Targets are copied: choosing values may add user inputs (and so targets).
+    std::vector<Target> targets;
+    for (const auto& b : buffers_) targets.push_back(b);
+    for (const auto& u : userTargets_)
+      if (pol_.userInputMutation || !u.forcedValue.empty()) targets.push_back(u);
     std::vector<std::string> mutated;
-    for (Target* t : targets)
-      if (!t->forcedValue.empty() || ch_.flip(t->fqn.empty() ? 0.5 : 0.75)) mutated.push_back(t->placeholder);
+    for (const Target& t : targets)
+      if (!t.forcedValue.empty() || ch_.flip(t.fqn.empty() ? 0.5 : 0.75)) mutated.push_back(t.placeholder);
 
     std::map<std::string, std::string> value;  // placeholder -> mutation value
-    for (Target* t : targets)
-      if (!t->forcedValue.empty()) value[t->placeholder] = t->forcedValue;
+    for (const Target& t : targets)
+      if (!t.forcedValue.empty()) value[t.placeholder] = t.forcedValue;
     if (pol_.cyclicCopies) {  // a := old b, b := old a, from two targets of one type
       for (std::size_t i = 0; i < mutated.size(); ++i)
         for (std::size_t j = i + 1; j < mutated.size(); ++j) {
-          const Target* a = targetOf(mutated[i]);
-          const Target* b = targetOf(mutated[j]);
-          if (a->type == b->type && !value.contains(a->placeholder) && !value.contains(b->placeholder) &&
-              ch_.flip(0.7)) {
-            value[a->placeholder] = b->placeholder;
-            value[b->placeholder] = a->placeholder;
+          const std::string& a = mutated[i];
+          const std::string& b = mutated[j];
+          if (targetOf(a)->type == targetOf(b)->type && !value.contains(a) && !value.contains(b) && ch_.flip(0.7)) {
+            value[a] = b;
+            value[b] = a;
           }
         }
     }
@@ -1137,11 +1137,11 @@ class Session {
       if (!value.contains(m)) value[m] = mutationValue(*targetOf(m), mutated);
 
     // Realistic order: buffer mutations, then user-input mutations (export's order).
-    for (Target* t : targets) {
-      if (!value.contains(t->placeholder)) continue;
-      const bool isBuffer = !t->fqn.empty();
-      pb_.output(isBuffer ? OutputKind::BufferMutation : OutputKind::UserInputMutation, value[t->placeholder],
-                 isBuffer ? t->fqn : t->placeholder);
+    for (const Target& t : targets) {
+      if (!value.contains(t.placeholder)) continue;
+      const bool isBuffer = !t.fqn.empty();
+      pb_.output(isBuffer ? OutputKind::BufferMutation : OutputKind::UserInputMutation, value[t.placeholder],
+                 isBuffer ? t.fqn : t.placeholder);
       if (!isBuffer) feature("user_input_mutation");
     }
     recordMutationFeatures(value);
