@@ -26,7 +26,7 @@ constexpr int kRowHeight = 18;
 constexpr int kBarHeight = 12;
 constexpr int kProfileHeight = 44;
 constexpr int kAxisHeight = 22;
-constexpr int kPanelHeaderHeight = 26;
+constexpr int kPanelHeaderHeight = 42;
 constexpr int kPanelGap = 18;
 constexpr int kCharWidth = 7;  // 12px sans-serif, a generous average
 
@@ -141,7 +141,7 @@ void Chart::layoutRows() {
     }
   }
   int columns = maxIndex_ + 1;
-  unit_ = std::clamp(960.0 / columns, 4.0, 28.0);
+  unit_ = std::clamp(960.0 / columns, 4.0, 40.0);
   plotLeft_ = kMargin + static_cast<int>(longestLabel) * kCharWidth + 10;
   plotWidth_ = static_cast<int>(unit_ * columns);
 }
@@ -152,9 +152,9 @@ void Chart::drawPanel(const Panel& panel, int top) {
   out_ += fmt::format(
       "<text x=\"{}\" y=\"{}\" class=\"heading\">{}</text>\n", kMargin, top + 17, escapeXml(panel.heading));
   out_ += fmt::format(
-      "<text x=\"{}\" y=\"{}\" class=\"measure\" text-anchor=\"end\">peak {} at index {} · arena {} in {} "
+      "<text x=\"{}\" y=\"{}\" class=\"measure\">peak live bytes {} at index {} · greedy arena {} in {} "
       "shared object{}</text>\n",
-      plotLeft_ + plotWidth_, top + 17, exactBytes(plan.peakLiveBytes), plan.peakIndex,
+      kMargin, top + 34, exactBytes(plan.peakLiveBytes), plan.peakIndex,
       exactBytes(plan.arenaBytes), plan.sharedObjects.size(), plan.sharedObjects.size() == 1 ? "" : "s");
 
   int rowsTop = top + kPanelHeaderHeight;
@@ -235,10 +235,9 @@ void Chart::drawPanel(const Panel& panel, int top) {
   }
   path += fmt::format(" L {:.1f} {} Z", x(static_cast<double>(plan.liveBytes.size())), profileTop + kProfileHeight - 4);
   out_ += fmt::format("<path d=\"{}\" fill=\"#9ecae1\" stroke=\"#3182bd\" stroke-width=\"1\"/>\n", path);
-  out_ += fmt::format("<text x=\"{}\" y=\"{}\" class=\"label\">live bytes</text>", kMargin,
-                      profileTop + kProfileHeight / 2 + 4);
-  out_ += fmt::format("<text x=\"{}\" y=\"{}\" class=\"size\" text-anchor=\"end\">max {}</text>\n", plotLeft_ - 8,
-                      profileTop + kProfileHeight / 2 + 4, formatBytes(plan.peakLiveBytes));
+  out_ += fmt::format("<text x=\"{}\" y=\"{}\" class=\"label\">live bytes</text>", kMargin, profileTop + 18);
+  out_ += fmt::format("<text x=\"{}\" y=\"{}\" class=\"size\" text-anchor=\"end\">peak {}</text>\n",
+                      plotLeft_ - 8, profileTop + 34, formatBytes(plan.peakLiveBytes));
 
   // The axis: node indices, and the node's name as a tooltip on each column.
   out_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#444\"/>\n", plotLeft_, axisTop,
@@ -253,6 +252,8 @@ void Chart::drawPanel(const Panel& panel, int top) {
           "<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"transparent\"><title>{}: %{}</title></rect>\n",
           x(i), axisTop, unit_, kAxisHeight, i, escapeXml(plan.nodeNames[static_cast<std::size_t>(i)]));
   }
+  out_ += fmt::format("<text x=\"{}\" y=\"{}\" class=\"tick\" text-anchor=\"end\">node index</text>\n",
+                      plotLeft_ - 8, axisTop + 14);
   out_ += "</g>\n";
 }
 
@@ -260,7 +261,9 @@ std::string Chart::render() {
   int titleHeight = subtitle_.empty() ? 34 : 56;
   int legendHeight = 44;
   int width = plotLeft_ + plotWidth_ + kMargin;
-  width = std::max(width, 720);
+  // Wide enough for the title (17px bold) and the subtitle (12.5px) as well as the plot.
+  width = std::max({width, 720, 2 * kMargin + static_cast<int>(title_.size()) * 10,
+                    2 * kMargin + static_cast<int>(subtitle_.size()) * 7});
   int height = titleHeight + static_cast<int>(panels_.size()) * (panelHeight() + kPanelGap) + legendHeight;
 
   out_ = fmt::format(

@@ -492,6 +492,46 @@ TEST(MemPlanGreedy, ShorterLifetimeCanGiveALargerArena) {
   EXPECT_LE(peak(shortV), peak(longV));
 }
 
+// The same on a program placed both ways: early lowers the peak and raises the arena.
+Program nonMonotone(bool early) {
+  Sketch s;
+  s.buffer("b_buf", "f32[12]", "buf")  // 48 B
+      .input("x", "f32[8]")            // 32 B
+      .call("v", "aten::add.Tensor", {R("b_buf"), R("x")}, "f32[12]");
+  if (early) s.writeBack("copy_", "b_buf", "v", "buf");
+  s.call("a", "aten::add.Tensor", {R("x"), R("x")}, "f32[8]")
+      .call("b", "aten::relu", {R("x")}, "f32[8]")
+      .call("c", "aten::relu", {R("v")}, "f32[8]")
+      .call("d", "aten::add.Tensor", {R("b"), R("x")}, "f32[8]")
+      .call("e", "aten::cat", {L({R("a"), R("c")})}, "f32[16]")  // 64 B
+      .call("f", "aten::cat", {L({R("x"), R("x")})}, "f32[16]");
+  if (!early) s.writeBack("copy_", "b_buf", "v", "buf");
+  return s.userOutput("d").userOutput("e").userOutput("f").finish();
+}
+
+TEST(MemPlanGreedy, EarlyPlacementCanCostArenaWhileSavingPeak) {
+  MemoryPlan end = plan(nonMonotone(false));
+  MemoryPlan early = plan(nonMonotone(true));
+  EXPECT_EQ(lifetimes(end), "b_buf:0-10 x:0-8 v:2-9 a:3-7 b:4-6 c:5-7 d:6-10 e:7-10 f:8-10");
+  EXPECT_EQ(lifetimes(early), "b_buf:0-10 x:0-9 v:2-6 a:4-8 b:5-7 c:6-8 d:7-10 e:8-10 f:9-10");
+  // Peaks: end at 7 has everything but b and f: 48+32+48+32+32+32+64 = 288; early at 8 has
+  // v gone: 48+32+32+32+32+64 = 240.
+  EXPECT_EQ(end.peakLiveBytes, 288);
+  EXPECT_EQ(early.peakLiveBytes, 240);
+  // greedy, visiting f e | v b_buf | d c b a x:
+  //  end:   f s0, e s1, v s2, b_buf s3, d s4, c s0@0 (f is [8,10]), b s1@0 (e is [7,10]),
+  //         a s0@32 (above c), x s5                                   = 64+64+48+48+32+32 = 288
+  //  early: f s0, e s1, v s0@0 (f is [9,10]), b_buf s2, d s3; c meets v in s0 and 48+32 > 64:
+  //         s4; b s1@0; a and x find no room: s5, s6                 = 64+64+48+32*4    = 304
+  EXPECT_EQ(end.arenaBytes, 288);
+  EXPECT_EQ(early.arenaBytes, 304);
+  EXPECT_EQ(end.sharedObjects.size(), 6u);
+  EXPECT_EQ(early.sharedObjects.size(), 7u);
+  PlanComparison c = comparePlans(end, early);
+  EXPECT_EQ(c.peakSavedBytes, 48);
+  EXPECT_EQ(c.arenaSavedBytes, -16);
+}
+
 TEST(MemPlanGreedy, PeakIsMonotoneInLifetimes) {
   std::mt19937 rng(20260);
   for (int round = 0; round < 2000; ++round) {
