@@ -120,6 +120,7 @@ struct Unsupported {
 
 struct ElementProgram {
   bool valueModel = false;
+  bool dependsOnViewMode = false;  // some `*_copy` view variant was compiled
   std::size_t arenaSize = 0;
   std::size_t opaqueSlots = 0;
   std::vector<std::vector<Step>> steps;  // per node
@@ -228,6 +229,7 @@ class ElementCompiler {
     }
     out_.arenaSize = storageBase_.empty() ? 0 : storageBase_.back() + storageSize_.back();
     out_.opaqueSlots = opaqueSlots_;
+    out_.dependsOnViewMode = viewModeSeen_;
     return Result<std::shared_ptr<const ElementProgram>>::success(
         std::make_shared<const ElementProgram>(std::move(out_)));
   }
@@ -427,7 +429,7 @@ class ElementCompiler {
         case NodeOp::CallModule: compileCall(n); break;
         case NodeOp::Output: break;
       }
-      out_.nodeResults[i] = sourceOf(values_[i]);
+      if (options_.traceNodes) out_.nodeResults[i] = sourceOf(values_[i]);
     }
     compileEnd();
   }
@@ -972,9 +974,12 @@ class ElementCompiler {
     return v;
   }
 
+  mutable bool viewModeSeen_ = false;
+
   bool viewIsCopy(const Call& call) const {
     if (valueModel_) return true;
     if (!call.info.copyVariant) return false;
+    viewModeSeen_ = true;
     if (options_.viewMode == ViewMode::CopyViews) return true;
     // AliasViews: every copy variant becomes a view, except a view_copy the program returns.
     return call.info.schema->name == "view_copy" && keptViewCopy_[current_];
@@ -1667,6 +1672,8 @@ class ElementCompiler {
 
 }  // namespace
 
+bool dependsOnViewMode(const ElementProgram& exe) { return exe.dependsOnViewMode; }
+
 Result<std::shared_ptr<const ElementProgram>> compileElement(const Program& program, const SchemaTable& schemas,
                                                              const ExecOptions& options) {
   return ElementCompiler(program, schemas, options).compile();
@@ -1683,7 +1690,7 @@ std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Sem
   if (recordNodeHashes) nodeHashes.assign(exe.steps.size(), 0);
   for (std::size_t n = 0; n < exe.steps.size(); ++n) {
     for (const Step& step : exe.steps[n]) step(st);
-    if (recordNodeHashes) nodeHashes[n] = readSourceHash(st, exe.nodeResults[n]);
+    if (recordNodeHashes && n < exe.nodeResults.size()) nodeHashes[n] = readSourceHash(st, exe.nodeResults[n]);
   }
   std::vector<RunResult> results;
   results.reserve(endings.size());

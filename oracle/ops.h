@@ -99,7 +99,6 @@ struct ElementProgram;
 struct StorageProgram;
 
 struct Compiled {
-  Program program;
   ExecOptions options;
   std::shared_ptr<const ElementProgram> element;  // exactly one of these is set
   std::shared_ptr<const StorageProgram> storage;
@@ -109,6 +108,8 @@ Result<std::shared_ptr<const ElementProgram>> compileElement(const Program& prog
                                                              const ExecOptions& options);
 Result<std::shared_ptr<const StorageProgram>> compileStorage(const Program& program, const SchemaTable& schemas,
                                                              const ExecOptions& options);
+bool dependsOnViewMode(const ElementProgram& exe);
+bool dependsOnViewMode(const StorageProgram& exe);
 std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,
                                   bool recordNodeHashes);
 std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Semantics> endings, InputSet inputs,

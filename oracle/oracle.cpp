@@ -20,18 +20,20 @@ std::string_view toString(Semantics sem) {
 std::string_view toString(Tier tier) { return tier == Tier::Element ? "element" : "storage"; }
 
 const ExecOptions& Executable::options() const { return impl->options; }
-const Program& Executable::program() const { return impl->program; }
+
+bool Executable::dependsOnViewMode() const {
+  return impl->element ? detail::dependsOnViewMode(*impl->element) : detail::dependsOnViewMode(*impl->storage);
+}
 
 Result<Executable> compile(const Program& program, const SchemaTable& schemas, const ExecOptions& options) {
   auto compiled = std::make_shared<detail::Compiled>();
-  compiled->program = program;
   compiled->options = options;
   if (options.tier == Tier::Element) {
-    auto r = detail::compileElement(compiled->program, schemas, options);
+    auto r = detail::compileElement(program, schemas, options);
     if (!r) return Result<Executable>::failure(r.errors);
     compiled->element = *r;
   } else {
-    auto r = detail::compileStorage(compiled->program, schemas, options);
+    auto r = detail::compileStorage(program, schemas, options);
     if (!r) return Result<Executable>::failure(r.errors);
     compiled->storage = *r;
   }

@@ -68,6 +68,9 @@ struct ExecOptions {
   // Element tier: maximum number of 64-bit elements one run may hold (all storages and
   // precomputed index tables together). Exceeding it is a compile error, not a crash.
   std::size_t maxElements = std::size_t{1} << 22;
+  // Keep what is needed to hash every node's result after it runs (RunResult::nodeHashes);
+  // off by default because it costs compile time and memory.
+  bool traceNodes = false;
 };
 
 namespace detail {
@@ -79,7 +82,9 @@ struct Compiled;
 class Executable {
  public:
   const ExecOptions& options() const;
-  const Program& program() const;
+  // False when the program has no `*_copy` view variant: both view modes then compile to the
+  // same executable and give the same results.
+  bool dependsOnViewMode() const;
   std::shared_ptr<const detail::Compiled> impl;
 };
 
@@ -95,7 +100,7 @@ struct InputSet {
 };
 
 // Runs once. `semantics` must be Value for a value-model executable, and Par, Seq or Placed
-// otherwise.
+// otherwise. `recordNodeHashes` needs an executable compiled with traceNodes.
 RunResult run(const Executable& exe, Semantics semantics, InputSet inputs, bool recordNodeHashes = false);
 // Runs the nodes once and applies each of `endings` (Par, Seq, Placed) to a copy of the final
 // state: S_par and S_seq for the price of one run.
@@ -158,8 +163,8 @@ struct CheckReport {
 };
 
 // Places the program with options.placement, then, for each input set and both view modes,
-// runs S_par, S_seq, F and the placed program and compares them. `schemas` should already
-// include the program's own `Schemas:` section (schemasFor); withOracleSchemas is applied here.
+// runs S_par, S_seq, F and the placed program and compares them. `schemas` is used as given
+// for both the placement and the interpreters: pass schemasFor(program, builtinSchemas()).
 CheckReport check(const Program& program, const CheckOptions& options, const SchemaTable& schemas);
 
 std::string formatReport(const CheckReport& report);

@@ -59,6 +59,7 @@ struct SEndWrite {
 }  // namespace
 
 struct StorageProgram {
+  bool dependsOnViewMode = false;  // some `*_copy` view variant was compiled
   std::vector<Path> paths;  // interned; paths[0] is empty
   std::size_t roots = 0, slots = 0;
   std::vector<std::vector<SStep>> steps;  // per node
@@ -313,6 +314,7 @@ class StorageCompiler {
     // Views.
     if (isViewKind(info.kind) && !info.outVariant && !args.empty()) {
       const bool identity = info.kind == OpKind::Alias || info.kind == OpKind::Contiguous;
+      if (info.copyVariant) out_->dependsOnViewMode = true;
       const bool copy = valueModel_ || (info.copyVariant && (options_.viewMode == ViewMode::CopyViews ||
                                                              (s.name == "view_copy" && keptViewCopy_[current_])));
       std::size_t selfAt = s.argumentIndex("self").value_or(0);
@@ -477,6 +479,8 @@ class StorageCompiler {
 };
 
 }  // namespace
+
+bool dependsOnViewMode(const StorageProgram& exe) { return exe.dependsOnViewMode; }
 
 Result<std::shared_ptr<const StorageProgram>> compileStorage(const Program& program, const SchemaTable& schemas,
                                                              const ExecOptions& options) {

@@ -1,0 +1,180 @@
+// tests/oracle_corpus_test.cpp: the oracle's verdicts on every hazard program (which
+// placements disagree with S_par, in which view modes, and which findings the programs carry,
+// as executorch-semantics §4.4 says), and `early` == S_par on every file of corpus/ and of
+// the shared real graphs (storage tier where shapes are missing).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "core/placement.h"
+#include "oracle/oracle.h"
+#include "tests/testing.h"
+
+namespace wb::oracle {
+namespace {
+
+// "" none, "C" copy-views only, "A" alias-views only, "CA" both, "fail" the placement failed.
+std::string bugModes(const CheckReport& r) {
+  if (r.placementFailure) return "fail";
+  std::string modes;
+  for (ViewMode m : {ViewMode::CopyViews, ViewMode::AliasViews})
+    for (const Mismatch& b : r.bugs)
+      if (b.viewMode == m) {
+        modes += m == ViewMode::CopyViews ? "C" : "A";
+        break;
+      }
+  return modes;
+}
+
+// "seq:A F:CA": the findings per kind, with their modes.
+std::string findingModes(const CheckReport& r) {
+  std::string out;
+  for (const char* kind : {"S_seq != S_par", "S_par != F"}) {
+    std::string modes;
+    for (ViewMode m : {ViewMode::CopyViews, ViewMode::AliasViews})
+      for (const Mismatch& f : r.findings)
+        if (f.kind == kind && f.viewMode == m) {
+          modes += m == ViewMode::CopyViews ? "C" : "A";
+          break;
+        }
+    if (modes.empty()) continue;
+    if (!out.empty()) out += " ";
+    out += std::string(kind == std::string("S_seq != S_par") ? "seq:" : "F:") + modes;
+  }
+  return out;
+}
+
+struct Expected {
+  std::string early, end, upstream, pr20744, draft13857;  // bug modes
+  std::string findings;                                   // of the program
+};
+
+// executorch-semantics §4.4 and the headers of corpus/hazards/*.txt.
+const std::map<std::string, Expected>& hazardTable() {
+  static const std::map<std::string, Expected> table = {
+      {"b1_lineage_of_another_buffer", {"", "", "CA", "CA", "CA", ""}},
+      {"b2_copies_first_positional_specs", {"", "", "CA", "", "", ""}},
+      {"b3_view_copy_end_order", {"", "A", "A", "", "", "seq:A"}},
+      {"h01_old_value_reader", {"", "", "", "", "", ""}},
+      {"h02_reader_through_delegate_alias", {"", "", "", "", "", ""}},
+      {"h03_value_mutated_after_def", {"", "", "", "", "", "F:CA"}},
+      {"h04_list_argument_write", {"", "", "", "CA", "", "F:CA"}},
+      {"h05_view_copy_becomes_view", {"", "", "", "A", "A", ""}},
+      {"h06a_share_alloc_reader", {"", "", "", "CA", "CA", ""}},
+      {"h06b_share_alloc_clobbers_value", {"", "", "", "CA", "", "F:CA"}},
+      {"h07_no_placeholders", {"", "", "", "fail", "", ""}},
+      {"h08_copy_reads_other_copys_buffer", {"", "CA", "CA", "CA", "CA", "seq:CA"}},
+      {"h08b_copy_cycle_swap", {"", "CA", "CA", "CA", "CA", "seq:CA"}},
+      {"h09_delegate_may_write_value", {"", "", "", "", "", ""}},
+      {"h10_ancestor_sibling_alias", {"", "", "", "CA", "CA", "F:CA"}},
+      {"h11_expand_as_precision", {"", "", "", "", "", ""}},
+      {"h12_fallback_granularity", {"", "CA", "CA", "CA", "CA", "seq:CA"}},
+      {"upstream_pr20744_write_back_after_old_value_reads", {"", "", "", "", "", ""}},
+      {"upstream_pr20744_write_back_is_inserted_early", {"", "", "", "", "", ""}},
+      {"upstream_test_mutable_buffers", {"", "", "", "", "", ""}},
+  };
+  return table;
+}
+
+CheckReport checkFile(const Program& p, Placement placement) {
+  CheckOptions o;
+  o.placement = placement;
+  return check(p, o, schemasFor(p, builtinSchemas()));
+}
+
+TEST(OracleCorpus, HazardVerdicts) {
+  std::vector<std::filesystem::path> files = testing::filesUnder(testing::corpusDir() / "hazards");
+  ASSERT_FALSE(files.empty());
+  for (const auto& file : files) {
+    std::string stem = file.stem().string();
+    auto it = hazardTable().find(stem);
+    if (it == hazardTable().end()) {
+      ADD_FAILURE() << "no expectation for " << stem;
+      continue;
+    }
+    const Expected& e = it->second;
+    Program p = testing::loadProgram(file);
+    const std::pair<Placement, const std::string*> rows[] = {{Placement::Early, &e.early},
+                                                             {Placement::End, &e.end},
+                                                             {Placement::Upstream, &e.upstream},
+                                                             {Placement::Pr20744, &e.pr20744},
+                                                             {Placement::Draft13857, &e.draft13857}};
+    for (const auto& [placement, expected] : rows) {
+      CheckReport r = checkFile(p, placement);
+      ASSERT_NE(r.verdict, Verdict::Error) << stem << ": " << r.error;
+      EXPECT_EQ(r.tier, Tier::Element) << stem << ": " << r.tierReason;
+      EXPECT_EQ(bugModes(r), *expected) << stem << " with " << toString(placement) << ":\n" << formatReport(r);
+      EXPECT_EQ(r.exitCode(), expected->empty() ? 0 : 1) << stem;
+      if (placement == Placement::Early)
+        EXPECT_EQ(findingModes(r), e.findings) << stem << ":\n" << formatReport(r);
+    }
+  }
+}
+
+TEST(OracleCorpus, MismatchReportNamesNodeBufferAndReplay) {
+  Program p = testing::loadProgram(testing::corpusDir() / "hazards" / "h05_view_copy_becomes_view.txt");
+  CheckOptions o;
+  o.placement = Placement::Pr20744;
+  o.seed = 7;
+  o.fileName = "h05.txt";
+  CheckReport r = check(p, o, schemasFor(p, builtinSchemas()));
+  ASSERT_EQ(r.bugs.size(), 1u);
+  const Mismatch& m = r.bugs[0];
+  EXPECT_EQ(m.viewMode, ViewMode::AliasViews);
+  EXPECT_EQ(m.firstDivergingNode, "sum_1");
+  EXPECT_TRUE(m.difference.isOutput);
+  EXPECT_NE(m.difference.expected, m.difference.actual);
+  EXPECT_EQ(m.replay, "wbcheck check h05.txt --placement pr20744 --seed 7");
+  std::string text = formatReport(r);
+  EXPECT_NE(text.find("first diverging node: %sum_1"), std::string::npos) << text;
+  EXPECT_NE(text.find("alias-views"), std::string::npos) << text;
+  // Strict mode turns findings into failures; a clean early run stays 0.
+  Program h3 = testing::loadProgram(testing::corpusDir() / "hazards" / "h03_value_mutated_after_def.txt");
+  o.placement = Placement::Early;
+  o.strict = true;
+  EXPECT_EQ(check(h3, o, schemasFor(h3, builtinSchemas())).exitCode(), 1);
+  o.strict = false;
+  EXPECT_EQ(check(h3, o, schemasFor(h3, builtinSchemas())).exitCode(), 0);
+}
+
+TEST(OracleCorpus, EarlyAgreesWithSParOnEveryFile) {
+  std::vector<std::filesystem::path> files = testing::filesUnder(testing::corpusDir());
+  for (const auto& f : testing::filesUnder(testing::sharedDir() / "real-graphs")) files.push_back(f);
+  ASSERT_GT(files.size(), 20u);
+  int storageTier = 0;
+  for (const auto& file : files) {
+    Program p = testing::loadProgram(file);
+    CheckReport r = checkFile(p, Placement::Early);
+    EXPECT_EQ(r.verdict, Verdict::Holds) << file << ":\n" << formatReport(r);
+    EXPECT_EQ(r.exitCode(), 0) << file;
+    if (r.tier == Tier::Storage) ++storageTier;
+  }
+  EXPECT_GT(storageTier, 0);  // most real graphs have no shapes
+}
+
+TEST(OracleCorpus, StorageTierAgreesWithElementTierOnHazardVerdicts) {
+  // The coarser tier may report more (disjoint views interfere), never a placement bug that
+  // the element tier does not see for `early`.
+  for (const auto& file : testing::filesUnder(testing::corpusDir() / "hazards")) {
+    Program p = testing::loadProgram(file);
+    SchemaTable schemas = schemasFor(p, builtinSchemas());
+    PlacedProgram placed = place(p, Placement::Early, schemas);
+    for (ViewMode mode : {ViewMode::CopyViews, ViewMode::AliasViews}) {
+      ExecOptions o;
+      o.tier = Tier::Storage;
+      o.viewMode = mode;
+      Result<Executable> ref = compile(p, schemas, o);
+      Result<Executable> pl = compile(placed.program, schemas, o);
+      ASSERT_TRUE(ref.ok() && pl.ok()) << file;
+      for (int set = 0; set < 3; ++set) {
+        RunResult a = run(*ref, Semantics::Par, {1, set});
+        RunResult b = run(*pl, Semantics::Placed, {1, set});
+        EXPECT_FALSE(firstDifference(a, b).has_value()) << file << " " << toString(mode);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace wb::oracle
