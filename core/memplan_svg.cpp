@@ -259,7 +259,7 @@ void Chart::drawPanel(const Panel& panel, int top) {
 
 std::string Chart::render() {
   int titleHeight = subtitle_.empty() ? 34 : 56;
-  int legendHeight = 44;
+  int legendHeight = 62;  // up to three lines
   int width = plotLeft_ + plotWidth_ + kMargin;
   // Wide enough for the title (17px bold) and the subtitle (12.5px) as well as the plot.
   width = std::max({width, 720, 2 * kMargin + static_cast<int>(title_.size()) * 10,
@@ -310,11 +310,16 @@ std::string Chart::render() {
   for (const Palette* p : {&kMutableBuffer, &kWriteBackValue, &kGraphInput, &kIntermediate, &kGraphOutput})
     swatch(p->fill, p->label);
   swatch(kPeakColour, "peak column");
-  // The copy marker.
+  // The copy marker, wrapped like the swatches.
+  constexpr std::string_view kCopyLabel = "write-back copy_ (on its buffer and value)";
+  if (lx + 26 + static_cast<int>(kCopyLabel.size()) * 6 > width - kMargin) {
+    lx = kMargin;
+    ly += 18;
+  }
   out_ += fmt::format(
       "<path d=\"M {0} {1} l 5 5 l -5 5 l -5 -5 z\" fill=\"{2}\"/><text x=\"{3}\" y=\"{4}\" class=\"legend\">"
-      "write-back copy_ (on its buffer and value)</text>\n",
-      lx + 9, ly, kCopyColour, lx + 24, ly + 9);
+      "{5}</text>\n",
+      lx + 9, ly, kCopyColour, lx + 24, ly + 9, kCopyLabel);
   out_ += "</svg>\n";
   return std::move(out_);
 }

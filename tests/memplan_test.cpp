@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "core/memplan.h"
+#include "core/placement.h"
 #include "core/schema.h"
+#include "tests/testing.h"
 
 namespace wb {
 namespace {
@@ -639,6 +641,32 @@ TEST(MemPlanSvg, WellFormedWithOneBarPerTensor) {
 
   std::string single = renderLifetimeChartSvg(end, "end only");
   EXPECT_EQ(count(single, "class=\"bar\""), static_cast<int>(end.tensors.size()));
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Every program of the corpus, placed both ways by core/placement: early never raises the peak.
+// (A clone that early inserts to break a copy cycle is a new allocation; none of the corpus
+// programs needs one without end being wrong, so the property is checked on all of them.)
+
+TEST(MemPlanCorpus, EarlyPeakNeverExceedsEnd) {
+  const SchemaTable base = builtinSchemas();
+  int compared = 0;
+  for (const auto& path : testing::filesUnder(testing::corpusDir())) {
+    Program program = testing::loadProgram(path);
+    if (program.graph.nodes.empty()) continue;
+    SchemaTable table = schemasFor(program, base);
+    PlacedProgram end = place(program, Placement::End, table);
+    PlacedProgram early = place(program, Placement::Early, table);
+    if (end.failure || early.failure) continue;
+    MemoryPlan endPlan = planMemory(end.program, table);
+    MemoryPlan earlyPlan = planMemory(early.program, table);
+    EXPECT_LE(earlyPlan.peakLiveBytes, endPlan.peakLiveBytes) << path;
+    EXPECT_EQ(endPlan.writeBacks.size(), end.copies.size()) << path;
+    EXPECT_EQ(earlyPlan.writeBacks.size(), early.copies.size()) << path;
+    ++compared;
+  }
+  EXPECT_GT(compared, 0);
 }
 
 }  // namespace
