@@ -114,7 +114,7 @@ struct PlannedTensor {
   bool writeBackValue = false;  // read by a write-back copy_: the lifetime early placement cuts
   std::vector<SpecAlias> aliases;  // nodes sharing this spec, in graph order
   // `_share_alloc_with_arg_idx`: index into MemoryPlan::tensors of the spec this one is placed
-  // at, and the annotated node's argument it came from.
+  // at (TensorSpec.inplace_base); it shares that spec's bytes but keeps its own lifetime.
   std::optional<std::size_t> inplaceBase;
   // Greedy's placement.
   int sharedObject = -1;
