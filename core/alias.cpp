@@ -56,6 +56,50 @@ bool hasWriteArgument(const Schema& schema) {
   return false;
 }
 
+// Node name -> index: open addressing over one flat array (a node-based hash map spends most
+// of the analysis in cache misses on large graphs). Each slot keeps 32 bits of the hash, so a
+// name is compared only on a likely hit.
+class NameIndex {
+ public:
+  explicit NameIndex(const Graph& graph) : graph_(graph) {
+    std::size_t capacity = 16;
+    while (capacity < graph.nodes.size() * 2) capacity <<= 1;
+    slots_.assign(capacity, Slot{});
+    mask_ = capacity - 1;
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) insert(static_cast<NodeId>(i));
+  }
+
+  NodeId find(std::string_view name) const {
+    const std::size_t h = std::hash<std::string_view>{}(name);
+    for (std::size_t at = h & mask_;; at = (at + 1) & mask_) {
+      const Slot& s = slots_[at];
+      if (s.id == kNoNode) return kNoNode;
+      if (s.hash == static_cast<std::uint32_t>(h) && graph_.nodes[s.id].name == name) return s.id;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uint32_t hash = 0;
+    NodeId id = kNoNode;
+  };
+  void insert(NodeId id) {
+    const std::string& name = graph_.nodes[id].name;
+    const std::size_t h = std::hash<std::string_view>{}(name);
+    for (std::size_t at = h & mask_;; at = (at + 1) & mask_) {
+      Slot& s = slots_[at];
+      if (s.id == kNoNode) {
+        s = Slot{static_cast<std::uint32_t>(h), id};
+        return;
+      }
+      if (s.hash == static_cast<std::uint32_t>(h) && graph_.nodes[s.id].name == name) return;  // first wins
+    }
+  }
+  const Graph& graph_;
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+};
+
 }  // namespace
 
 bool isCopyViewVariant(std::string_view target) {
@@ -115,12 +159,10 @@ bool AliasInfo::mayAliasRoot(NodeId v, RootId r) const {
 class AliasBuilder {
  public:
   AliasBuilder(const Program& program, const SchemaTable& schemas, const AliasOptions& options)
-      : graph_(program.graph), schemas_(schemas), options_(options) {}
+      : graph_(program.graph), schemas_(schemas), options_(options), index_(program.graph) {}
 
   AliasInfo run() {
     const std::size_t n = graph_.nodes.size();
-    index_.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) index_.emplace(graph_.nodes[i].name, static_cast<NodeId>(i));
     info_.rootSpan_.resize(n);
     info_.elementSpan_.resize(n);
     info_.readSpan_.resize(n);
@@ -137,9 +179,23 @@ class AliasBuilder {
   }
 
  private:
-  NodeId resolve(std::string_view name) const {
-    auto it = index_.find(name);
-    return it == index_.end() ? kNoNode : it->second;
+  NodeId resolve(std::string_view name) const { return index_.find(name); }
+
+  // The schema of a call and whether it is a `*_copy` view variant, cached per (target,
+  // arity): targets repeat, and a table lookup compares strings.
+  struct TargetInfo {
+    std::size_t arity = 0;
+    const Schema* schema = nullptr;
+    bool copyView = false;
+  };
+  const TargetInfo& targetInfo(const Node& node) {
+    std::vector<TargetInfo>& known = targets_[node.target];
+    for (const TargetInfo& t : known)
+      if (t.arity == node.args.size()) return t;
+    const Schema* schema = schemas_.find(node.target, node.args.size());
+    known.push_back({node.args.size(), schema,
+                     schema && options_.copyViewsAlias && isCopyViewVariant(node.target) && !hasWriteArgument(*schema)});
+    return known.back();
   }
 
   // Every node referenced inside `arg`, in order (list and tuple arguments flattened).
@@ -168,7 +224,15 @@ class AliasBuilder {
   // updates the per-root last access unless n is the output node.
   AliasInfo::Span commitAccesses(NodeId n, std::vector<RootAccess>& scratch, std::vector<RootAccess>& pool,
                                  std::vector<LastAccess>& last, bool isOutput) {
-    std::stable_sort(scratch.begin(), scratch.end(), [](const RootAccess& a, const RootAccess& b) { return a.root < b.root; });
+    // Stable, so the first argument through which a root is reached is kept. Insertion sort:
+    // the lists are short, and std::stable_sort allocates.
+    auto byRoot = [](const RootAccess& a, const RootAccess& b) { return a.root < b.root; };
+    if (scratch.size() > 32) {
+      std::stable_sort(scratch.begin(), scratch.end(), byRoot);
+    } else {
+      for (std::size_t i = 1; i < scratch.size(); ++i)
+        for (std::size_t j = i; j > 0 && byRoot(scratch[j], scratch[j - 1]); --j) std::swap(scratch[j], scratch[j - 1]);
+    }
     scratch.erase(std::unique(scratch.begin(), scratch.end(),
                               [](const RootAccess& a, const RootAccess& b) { return a.root == b.root; }),
                   scratch.end());
@@ -230,8 +294,8 @@ class AliasBuilder {
       getitem(n, node);
       return;
     }
-    const Schema* schema = schemas_.find(node.target, node.args.size());
-    if (!schema || !precise(n, node, *schema)) conservative(n, node);
+    const TargetInfo& target = targetInfo(node);
+    if (!target.schema || !precise(n, node, *target.schema, target.copyView)) conservative(n, node);
   }
 
   // Schema-less, higher-order, delegate, call_module, or unbindable: the result may alias every
@@ -267,7 +331,7 @@ class AliasBuilder {
 
   // Binds the node's arguments to the schema and derives roots, reads and writes precisely.
   // Returns false (nothing recorded) when the arguments do not bind.
-  bool precise(NodeId n, const Node& node, const Schema& schema) {
+  bool precise(NodeId n, const Node& node, const Schema& schema, bool viewCopy) {
     const std::size_t arity = schema.arguments.size();
     if (node.args.size() > arity) return false;
     // bound_[k]: the nodes passed (flattened) to schema argument k.
@@ -281,7 +345,6 @@ class AliasBuilder {
     }
     if (schema.isInplaceKind()) info_.flags_[n] |= AliasInfo::kInplaceKind;
 
-    const bool viewCopy = options_.copyViewsAlias && isCopyViewVariant(node.target) && !hasWriteArgument(schema);
     std::optional<int> share = node.shareAllocArgIndex();
     if (share && static_cast<std::size_t>(*share) >= node.args.size()) return false;  // unusable annotation
     shareRefs_.clear();
@@ -347,7 +410,8 @@ class AliasBuilder {
   const SchemaTable& schemas_;
   AliasOptions options_;
   AliasInfo info_;
-  std::unordered_map<std::string_view, NodeId> index_;
+  NameIndex index_;
+  std::unordered_map<std::string_view, std::vector<TargetInfo>> targets_;
   // Scratch buffers, reused across nodes.
   std::vector<RootId> roots_;
   std::vector<RootAccess> reads_, writes_;
