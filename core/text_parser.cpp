@@ -173,7 +173,7 @@ void TokenCursor::parseCallArguments(Expr& call) {
       call.items.push_back(parseExpr());
     }
     if (call.items.size() + call.keywordNames.size() > limits_.maxListLength)
-      fail(peek(), "too many arguments (limit " + std::to_string(limits_.maxListLength) + ")");
+      source_.fail(call.pos, "too many arguments (limit " + std::to_string(limits_.maxListLength) + ")");
     if (!peek().isPunct(")")) expectPunct(",", "between arguments");
   }
 }
@@ -243,9 +243,9 @@ Expr TokenCursor::parseNumber(const Token& t) {
   return e;
 }
 
-void TokenCursor::checkLength(const Expr& sequence, const Token& at) const {
+void TokenCursor::checkLength(const Expr& sequence) const {
   if (sequence.items.size() > limits_.maxListLength)
-    fail(at, "list too long (limit " + std::to_string(limits_.maxListLength) + " items)");
+    source_.fail(sequence.pos, "list too long (limit " + std::to_string(limits_.maxListLength) + " items)");
 }
 
 // `(x)` is x; `(x,)`, `()` and `(x, y)` are tuples.
@@ -256,7 +256,7 @@ Expr TokenCursor::parseParenthesised(const Token& open) {
   bool sawComma = false;
   while (!acceptPunct(")")) {
     tuple.items.push_back(parseExpr());
-    checkLength(tuple, peek());
+    checkLength(tuple);
     if (acceptPunct(")")) break;
     expectPunct(",", "between tuple items");
     sawComma = true;
@@ -271,7 +271,7 @@ Expr TokenCursor::parseList(const Token& open) {
   list.pos = open.pos;
   while (!acceptPunct("]")) {
     list.items.push_back(parseExpr());
-    checkLength(list, peek());
+    checkLength(list);
     if (!peek().isPunct("]")) expectPunct(",", "between list items");
   }
   return list;
@@ -285,7 +285,7 @@ Expr TokenCursor::parseDict(const Token& open) {
     dict.items.push_back(parseExpr());
     expectPunct(":", "between a dictionary key and its value");
     dict.items.push_back(parseExpr());
-    checkLength(dict, peek());
+    checkLength(dict);
     if (!peek().isPunct("}")) expectPunct(",", "between dictionary items");
   }
   return dict;

@@ -595,7 +595,10 @@ class ProgramReader {
     c.expectPunct("[", "after the node kind");
     if (!c.acceptName("target")) c.fail(c.peek(), "expected 'target=' after '['");
     c.expectPunct("=", "after 'target'");
+    const Token targetToken = c.peek();
     std::string target = readBracketedText(c);
+    if (!isDottedName(target) && !(startsWith(target, "<built-in function ") && isDottedName(normaliseTarget(target))))
+      c.fail(targetToken, "malformed target '" + target + "' (expected a dotted name such as torch.ops.aten.add.Tensor)");
     std::string printed = target;
     if (node.op == NodeOp::Placeholder) {
       node.target = node.name;
@@ -626,6 +629,17 @@ class ProgramReader {
       }
     }
     return type;
+  }
+
+  static bool isDottedName(std::string_view s) {
+    bool atStart = true;
+    for (char ch : s) {
+      bool nameChar = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || (ch >= '0' && ch <= '9');
+      if (ch == '.' && !atStart) { atStart = true; continue; }
+      if (!nameChar || (atStart && ch >= '0' && ch <= '9')) return false;
+      atStart = false;
+    }
+    return !s.empty() && !atStart;
   }
 
   static NodeOp nodeOp(const Token& t, const TokenCursor& c) {

@@ -137,7 +137,7 @@ class TokenCursor {
   Expr parseEnum(const Token& open);
   void parseCallArguments(Expr& call);
   Expr parseNumber(const Token& token);
-  void checkLength(const Expr& sequence, const Token& at) const;
+  void checkLength(const Expr& sequence) const;
 
   const Source& source_;
   std::vector<Token> tokens_;
