@@ -1,0 +1,95 @@
+// cli/check_cmd.cpp: `wbcheck check FILE [--placement P] [--inputs N] [--seed S] [--strict]
+// [--json]`: oracle verdicts of a placement against the reference semantics.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "oracle/oracle.h"
+
+namespace wb::cli {
+
+namespace {
+
+struct CheckCmdOptions {
+  std::string file;
+  std::string placement = "early";
+  int inputs = 3;
+  std::uint64_t seed = 0;
+  bool strict = false;
+  bool json = false;
+};
+
+nlohmann::json mismatchJson(const oracle::Mismatch& m) {
+  nlohmann::json j = {{"kind", m.kind},
+                      {"view_mode", std::string(oracle::toString(m.viewMode))},
+                      {"input_set", m.inputSet},
+                      {"observation", m.difference.label},
+                      {"element", m.difference.element},
+                      {"first_diverging_node", m.firstDivergingNode},
+                      {"replay", m.replay}};
+  j["expected"] = m.difference.expected ? nlohmann::json(*m.difference.expected) : nlohmann::json(nullptr);
+  j["actual"] = m.difference.actual ? nlohmann::json(*m.difference.actual) : nlohmann::json(nullptr);
+  return j;
+}
+
+int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& argv) {
+  std::optional<Placement> placement = placementFromString(options.placement);
+  if (!placement) {
+    std::cerr << "wbcheck check: unknown placement '" << options.placement << "'\n";
+    return kInputError;
+  }
+  if (options.inputs < 1 || options.inputs > 1000) {
+    std::cerr << "wbcheck check: --inputs must be between 1 and 1000\n";
+    return kInputError;
+  }
+  std::optional<LoadedProgram> loaded = loadProgram(options.file);
+  if (!loaded) return kInputError;
+  oracle::CheckOptions checkOptions;
+  checkOptions.placement = *placement;
+  checkOptions.inputs = options.inputs;
+  checkOptions.seed = options.seed;
+  checkOptions.strict = options.strict;
+  checkOptions.fileName = options.file;
+  oracle::CheckReport report = oracle::check(loaded->program, checkOptions, loaded->schemas);
+
+  if (options.json) {
+    nlohmann::json out = provenance(argv);
+    out["placement"] = options.placement;
+    out["seed"] = options.seed;
+    out["inputs"] = options.inputs;
+    out["tier"] = std::string(oracle::toString(report.tier));
+    out["tier_reason"] = report.tierReason;
+    out["verdict"] = report.verdict == oracle::Verdict::Holds          ? "holds"
+                     : report.verdict == oracle::Verdict::PlacementBug ? "placement-bug"
+                                                                       : "error";
+    out["error"] = report.error;
+    out["placement_failure"] =
+        report.placementFailure ? nlohmann::json(*report.placementFailure) : nlohmann::json(nullptr);
+    out["bugs"] = nlohmann::json::array();
+    for (const auto& m : report.bugs) out["bugs"].push_back(mismatchJson(m));
+    out["findings"] = nlohmann::json::array();
+    for (const auto& m : report.findings) out["findings"].push_back(mismatchJson(m));
+    out["exit_code"] = report.exitCode();
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << oracle::formatReport(report);
+  }
+  return report.exitCode();
+}
+
+}  // namespace
+
+void registerCheck(CLI::App& app, Action& action, const std::vector<std::string>& argv) {
+  auto options = std::make_shared<CheckCmdOptions>();
+  CLI::App* sub = app.add_subcommand("check", "Run a placement against the reference semantics (S_par) in both view modes");
+  sub->add_option("FILE", options->file, "program file, or - for standard input")->required();
+  sub->add_option("--placement", options->placement, "early | end | upstream | pr20744 | draft13857")
+      ->capture_default_str();
+  sub->add_option("--inputs", options->inputs, "input sets per check")->capture_default_str();
+  sub->add_option("--seed", options->seed, "seed of the inputs")->capture_default_str();
+  sub->add_flag("--strict", options->strict, "findings about the program (S_seq != S_par, S_par != F) fail too");
+  sub->add_flag("--json", options->json, "machine-readable output");
+  sub->callback([&action, options, argv] { action = [options, argv] { return runCheck(*options, argv); }; });
+}
+
+}  // namespace wb::cli
