@@ -24,6 +24,7 @@ std::optional<std::string> compileAll(const Program& program, const Program* pla
                                       Tier tier, Executables& out) {
   auto one = [&](const Program& p, ViewMode mode, bool value, Executable& exe) -> std::optional<std::string> {
     ExecOptions options;
+    options.placedProgram = &p == placed;
     options.tier = tier;
     options.viewMode = mode;
     options.valueSemantics = value;
@@ -77,6 +78,7 @@ std::string tracedFirstDivergingNode(const Program& reference, const Program& pl
   options.viewMode = mode;
   options.traceNodes = true;
   Result<Executable> ref = compile(reference, schemas, options);
+  options.placedProgram = true;
   Result<Executable> run2 = compile(placed, schemas, options);
   if (!ref || !run2) return {};
   return firstDivergingNode(reference, run(*ref, Semantics::Par, inputs, true), placed,

@@ -1656,7 +1656,7 @@ class ElementCompiler {
     }
     for (std::size_t pos = 0; pos < sig.outputs.size() && pos < returned.size(); ++pos) {
       const OutputSpec& spec = sig.outputs[pos];
-      if (!isMutation(spec.kind)) continue;
+      if (!isMutation(spec.kind) || options_.placedProgram) continue;
       std::optional<std::size_t> target = placeholderOf(spec);
       if (!target) fail("mutation output " + spec.name + " has no target placeholder");
       CValue v = resolve(returned[pos]);

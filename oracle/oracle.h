@@ -71,6 +71,10 @@ struct ExecOptions {
   // Keep what is needed to hash every node's result after it runs (RunResult::nodeHashes);
   // off by default because it costs compile time and memory.
   bool traceNodes = false;
+  // A placed program (its copies already inserted) runs only as Semantics::Placed: its
+  // mutation specs need not make sense as end-of-run writes (upstream renames them by
+  // position), so none are compiled; Par and Seq then write nothing at the end.
+  bool placedProgram = false;
 };
 
 namespace detail {

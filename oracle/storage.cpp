@@ -470,7 +470,7 @@ class StorageCompiler {
       out_->referenceOutputs.emplace_back(label, reference);
     }
     for (std::size_t pos = 0; pos < sig.outputs.size() && pos < returned.size(); ++pos) {
-      if (!isMutation(sig.outputs[pos].kind)) continue;
+      if (!isMutation(sig.outputs[pos].kind) || options_.placedProgram) continue;
       std::optional<SValue> target = targetOf(sig.outputs[pos]);
       if (!target) continue;  // validate() rules this out
       out_->endWrites.push_back({*target, resolve(returned[pos])});

@@ -1,0 +1,159 @@
+// bench/oracle_bench.cpp: oracle throughput on ~30-node programs with small shapes.
+//
+// Programs: generated ones of ~30 body nodes (fixed seeds, both generator modes) and a
+// hand-written KV-cache decoder step. Three figures, each as checks per second
+// (items_per_second):
+//   BM_OracleRuns   one check's worth of interpretation on compiled programs: S_par + S_seq
+//                   (one run), F, and the placed program, in both view modes, compared; one
+//                   input set. This is the oracle's own cost, what a fuzzer pays per input set.
+//   BM_Compile      compiling the five executables of one check (element tier).
+//   BM_CheckEndToEnd  check() as the CLI runs it: validate, place (early), compile, run,
+//                   compare; one input set.
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "core/placement.h"
+#include "core/text.h"
+#include "gen/generator.h"
+#include "oracle/oracle.h"
+
+namespace {
+
+using namespace wb;
+
+const char* kDecoderStep = R"(ExportedProgram:
+    class GraphModule(torch.nn.Module):
+        def forward(self, b_k: "f32[2, 8, 4]", b_v: "f32[2, 8, 4]", b_n: "i64[1]", p_w: "f32[4, 4]", x: "f32[2, 1, 4]", pos: "i64[1]"):
+            q: "f32[2, 1, 4]" = torch.ops.aten.mul.Tensor(x, 3)
+            k: "f32[2, 1, 4]" = torch.ops.aten.add.Tensor(x, 1)
+            v: "f32[2, 1, 4]" = torch.ops.aten.sub.Tensor(x, 2)
+            kp: "f32[2, 8, 4]" = torch.ops.aten.index_put_.default(b_k, [None, pos], k)
+            vp: "f32[2, 8, 4]" = torch.ops.aten.index_copy.default(b_v, 1, pos, v)
+            kt: "f32[2, 4, 8]" = torch.ops.aten.transpose.int(kp, 1, 2)
+            s: "f32[2, 1, 8]" = torch.ops.aten.bmm.default(q, kt)
+            sm: "f32[2, 1, 8]" = torch.ops.aten._softmax.default(s, -1, False)
+            o: "f32[2, 1, 4]" = torch.ops.aten.bmm.default(sm, vp)
+            o2: "f32[2, 4]" = torch.ops.aten.view_copy.default(o, [2, 4])
+            w: "f32[2, 4]" = torch.ops.aten.mm.default(o2, p_w)
+            r: "f32[2, 4]" = torch.ops.aten.relu.default(w)
+            sl: "f32[2, 2]" = torch.ops.aten.slice_copy.Tensor(r, 1, 0, 2)
+            sc: "f32[2, 4]" = torch.ops.aten.slice_scatter.default(r, sl, 1, 2, 4)
+            m: "f32[2, 4]" = torch.ops.aten.mean.dim(sc, [0], True)
+            e: "f32[2, 4]" = torch.ops.aten.expand_copy.default(m, [2, 4])
+            y: "f32[2, 4]" = torch.ops.aten.add.Tensor(sc, e)
+            n1: "i64[1]" = torch.ops.aten.add.Tensor(b_n, 1)
+            c: "f32[4, 4]" = torch.ops.aten.cat.default([y, sc])
+            z: "f32[4]" = torch.ops.aten.sum.dim_IntList(c, [0])
+            u: "f32[2, 4]" = torch.ops.aten.where.self(y, sc, r)
+            st: "f32[2, 2, 4]" = torch.ops.aten.stack.default([u, y])
+            g: "f32[2, 4]" = torch.ops.aten.select_copy.int(st, 0, 1)
+            out: "f32[2, 4]" = torch.ops.aten.mul.Tensor(g, u)
+            return (kp, vp, n1, out, z)
+
+Graph signature:
+    # inputs
+    b_k: BUFFER target='k' persistent=True
+    b_v: BUFFER target='v' persistent=True
+    b_n: BUFFER target='n' persistent=True
+    p_w: PARAMETER target='w'
+    x: USER_INPUT
+    pos: USER_INPUT
+
+    # outputs
+    kp: BUFFER_MUTATION target='k'
+    vp: BUFFER_MUTATION target='v'
+    n1: BUFFER_MUTATION target='n'
+    out: USER_OUTPUT
+    z: USER_OUTPUT
+)";
+
+struct Case {
+  Program program;
+  SchemaTable schemas;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  Result<Program> decoder = readProgram(kDecoderStep, "decoder");
+  if (decoder) out.push_back({*decoder, schemasFor(*decoder, builtinSchemas())});
+  gen::GenOptions options;
+  options.maxNodes = 30;
+  gen::Generator generator(options);
+  for (std::uint64_t seed = 0; out.size() < 9 && seed < 500; ++seed) {
+    gen::RandomChoices choices(seed);
+    gen::Generated g = generator.generate(choices);
+    std::size_t body = g.program.graph.nodes.size();
+    if (body < 25) continue;  // keep the ~30-node ones
+    out.push_back({g.program, schemasFor(g.program, generator.schemas())});
+  }
+  return out;
+}
+
+struct Compiled {
+  oracle::Executable reference[2], value, placed[2];
+};
+
+Compiled compileCase(const Case& c) {
+  Compiled out;
+  PlacedProgram placed = place(c.program, Placement::Early, c.schemas);
+  for (int m = 0; m < 2; ++m) {
+    oracle::ExecOptions o;
+    o.viewMode = m == 0 ? oracle::ViewMode::CopyViews : oracle::ViewMode::AliasViews;
+    out.reference[m] = *oracle::compile(c.program, c.schemas, o);
+    o.placedProgram = true;
+    out.placed[m] = *oracle::compile(placed.program, c.schemas, o);
+  }
+  oracle::ExecOptions v;
+  v.valueSemantics = true;
+  out.value = *oracle::compile(c.program, c.schemas, v);
+  return out;
+}
+
+void BM_OracleRuns(benchmark::State& state) {
+  std::vector<Case> all = cases();
+  std::vector<Compiled> compiled;
+  for (const Case& c : all) compiled.push_back(compileCase(c));
+  const oracle::Semantics endings[] = {oracle::Semantics::Par, oracle::Semantics::Seq};
+  std::size_t i = 0, mismatches = 0;
+  std::uint64_t set = 0;
+  for (auto _ : state) {
+    const Compiled& c = compiled[i++ % compiled.size()];
+    const oracle::InputSet inputs{0, static_cast<int>(set++ & 7)};
+    oracle::RunResult value = oracle::run(c.value, oracle::Semantics::Value, inputs);
+    for (int m = 0; m < 2; ++m) {
+      std::vector<oracle::RunResult> ref = oracle::runEndings(c.reference[m], endings, inputs);
+      oracle::RunResult placed = oracle::run(c.placed[m], oracle::Semantics::Placed, inputs);
+      mismatches += oracle::firstDifference(ref[0], placed).has_value();
+      mismatches += oracle::firstDifference(ref[0], ref[1]).has_value();
+      mismatches += oracle::firstDifference(ref[0], value).has_value();
+    }
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  state.counters["programs"] = static_cast<double>(compiled.size());
+  benchmark::DoNotOptimize(mismatches);
+}
+BENCHMARK(BM_OracleRuns);
+
+void BM_Compile(benchmark::State& state) {
+  std::vector<Case> all = cases();
+  std::size_t i = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(compileCase(all[i++ % all.size()]));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_Compile);
+
+void BM_CheckEndToEnd(benchmark::State& state) {
+  std::vector<Case> all = cases();
+  std::size_t i = 0;
+  oracle::CheckOptions options;
+  options.inputs = 1;
+  for (auto _ : state) {
+    const Case& c = all[i++ % all.size()];
+    benchmark::DoNotOptimize(oracle::check(c.program, options, c.schemas));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_CheckEndToEnd);
+
+}  // namespace
