@@ -101,6 +101,10 @@ std::vector<InputSpec> inferInputs(const Graph& graph, const InferenceHints& hin
 std::vector<std::size_t> liftableCopies(const Graph& graph, const std::vector<InputSpec>& inputs) {
   std::unordered_map<std::string, const InputSpec*> inputOf;
   for (const InputSpec& spec : inputs) inputOf.emplace(spec.name, &spec);
+  // A copy that the output uses inside a nested list or tuple cannot be dropped from it.
+  std::set<std::string> nestedInOutput;
+  for (const Arg& value : graph.returnedValues())
+    if (value.isSequence()) forEachRef(value, [&](const std::string& name) { nestedInOutput.insert(name); });
   std::vector<std::size_t> block;
   std::set<std::string> copyNames;
   std::set<std::string> writtenPlaceholders;
@@ -114,7 +118,9 @@ std::vector<std::size_t> liftableCopies(const Graph& graph, const std::vector<In
     if (kind != InputKind::Buffer && kind != InputKind::UserInput) break;
     // A second write of the same placeholder, or a copy that a later copy reads, would change
     // meaning when lifted: stop the block there.
-    if (writtenPlaceholders.count(node.args[0].text) || copyNames.count(node.args[1].text)) break;
+    if (writtenPlaceholders.count(node.args[0].text) || copyNames.count(node.args[1].text) ||
+        nestedInOutput.count(node.name))
+      break;
     bool usedByLaterCopy = false;
     for (std::size_t j : block)
       for (const Arg& a : graph.nodes[j].args)

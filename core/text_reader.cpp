@@ -207,6 +207,7 @@ class ProgramReader {
   // --- Classes (forms 1 and 2) -------------------------------------------------------------
 
   static std::string className(std::string_view header) {
+    if (header.size() <= 6) return "";
     std::string_view rest = header.substr(6);
     std::size_t end = rest.find_first_of("(:");
     return std::string(trim(rest.substr(0, end)));

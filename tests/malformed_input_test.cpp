@@ -148,6 +148,8 @@ std::vector<Case> cases() {
       {"malformed str(graph) target",
        "graph():\n    %x : [num_users=1] = placeholder[target=x]\n    %y : [num_users=1] = call_function[target=torch,ops.aten.relu](args = (%x,), kwargs = {})\n    return (y,)\n",
        3, "torch", 0, "malformed target 'torch,ops.aten.relu'"},
+      {"class line that is only a keyword", "class # GraphModule\n    def forward(self, x):\n        return x\n", 1, "class", 0,
+       "class without a name"},
       {"unsupported right-hand side", kDef + "    y = 3\n    return y\n", 2, "3", 0, "expected a call, 'self.attribute' or 'x[i]'"},
   };
 }

@@ -408,6 +408,17 @@ TEST(Inference, ReturnedCopyIsDroppedFromUserOutputsAndParameterCopyIsKept) {
   EXPECT_EQ(p.signature.inputs[0], (InputSpec{InputKind::Parameter, "p_w", "w", std::nullopt}));
 }
 
+TEST(Inference, CopyReturnedInsideANestedTupleIsNotLifted) {
+  Program p = readText(R"PY(def forward(self, b_buf, x):
+    add = torch.ops.aten.add.Tensor(b_buf, x)
+    copy_ = torch.ops.aten.copy_.default(b_buf, add)
+    return (add, (copy_, x))
+)PY");
+  EXPECT_NE(p.graph.find("copy_"), nullptr);
+  ASSERT_EQ(p.signature.outputs.size(), 2u);
+  EXPECT_EQ(p.signature.outputs[0], out(OutputKind::UserOutput, "add"));
+}
+
 TEST(Inference, CopyNotAtTheEndIsNotLifted) {
   Program p = readText(R"PY(def forward(self, b_buf, x):
     copy_ = torch.ops.aten.copy_.default(b_buf, x)
