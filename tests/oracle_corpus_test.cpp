@@ -107,8 +107,9 @@ TEST(OracleCorpus, HazardVerdicts) {
       EXPECT_EQ(r.tier, Tier::Element) << stem << ": " << r.tierReason;
       EXPECT_EQ(bugModes(r), *expected) << stem << " with " << toString(placement) << ":\n" << formatReport(r);
       EXPECT_EQ(r.exitCode(), expected->empty() ? 0 : 1) << stem;
-      if (placement == Placement::Early)
+      if (placement == Placement::Early) {
         EXPECT_EQ(findingModes(r), e.findings) << stem << ":\n" << formatReport(r);
+      }
     }
   }
 }
