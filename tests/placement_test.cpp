@@ -135,6 +135,20 @@ TEST(Placement, EveryHazardFileHasACase) {
   EXPECT_EQ(files, covered);
 }
 
+TEST(Placement, HazardFilesAreCanonicalForm1) {
+  // Each file is exactly what the writer prints, after its leading comment header.
+  for (const auto& path : filesUnder(corpusDir() / "hazards")) {
+    SCOPED_TRACE(path.string());
+    const std::string text = testing::readFile(path);
+    std::string body;
+    std::size_t at = 0;
+    while (at < text.size() && text[at] == '#') at = text.find('\n', at) + 1;
+    body = text.substr(at);
+    EXPECT_TRUE(text.starts_with("# ")) << "no comment header";
+    EXPECT_EQ(writeProgram(loadProgram(path)), body);
+  }
+}
+
 TEST(Placement, HazardsEarly) {
   for (const HazardCase& c : hazardCases()) {
     SCOPED_TRACE(c.file);
@@ -425,6 +439,21 @@ TEST(Placement, WritesOfOneTargetKeepOutputOrder) {
   ASSERT_EQ(placed.copies.size(), 2u);
   EXPECT_EQ(placed.copies[1].rule, "C");
   EXPECT_EQ(placed.copies[1].bindingNode, "copy_");
+}
+
+TEST(Placement, PlanOfACycleHasOneClone) {
+  Program p = loadHazard("h08b_copy_cycle_swap");
+  const SchemaTable table = tableFor(p);
+  EarlyPlan plan = planEarly(p, analyzeAliases(p, table));
+  ASSERT_EQ(plan.clones.size(), 1u);
+  EXPECT_EQ(p.graph.nodes[plan.clones[0].value].name, "b_b");
+  EXPECT_EQ(p.graph.nodes[plan.clones[0].afterNode].name, "x");
+  ASSERT_EQ(plan.copies.size(), 2u);
+  EXPECT_EQ(plan.copies[0].bindingKind, EarlyPlan::Copy::Binding::Clone);
+  EXPECT_FALSE(plan.copies[0].clone.has_value());
+  EXPECT_EQ(plan.copies[1].clone, std::optional<std::size_t>{0});
+  EXPECT_EQ(plan.copies[1].bindingKind, EarlyPlan::Copy::Binding::Copy);
+  EXPECT_EQ(plan.copies[1].binding, 0u);
 }
 
 TEST(Placement, PlanMatchesThePlacedProgram) {
