@@ -1,0 +1,279 @@
+// fuzz/fuzz_checks.cpp: the properties of fuzz/fuzz_checks.h.
+//
+// Every library call is wrapped so that an exception becomes a Finding naming the stage: a
+// fuzz target must never let one escape (libFuzzer would report a bare "uncaught exception"),
+// and the reducer needs the stage to preserve.
+#include "fuzz/fuzz_checks.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/memplan.h"
+#include "core/placement.h"
+#include "core/text.h"
+#include "core/validate.h"
+#include "gen/choices.h"
+#include "gen/reduce.h"
+#include "oracle/oracle.h"
+
+namespace wb::fuzz {
+
+namespace {
+
+// Bounds of textProgramIsSmall: generated programs stay far below them (24 body nodes, 24
+// elements per tensor), text inputs may declare anything up to ReadLimits.
+constexpr std::size_t kSmallNodes = 96;
+constexpr std::int64_t kSmallElements = 1 << 14;
+
+Finding exceptionFinding(std::string_view stage, std::string_view what) {
+  return {"exception", std::string(stage) + " threw: " + std::string(what)};
+}
+
+// Runs `f` (returning std::optional<Finding>) and turns an escaping exception into a Finding.
+template <typename F>
+std::optional<Finding> guarded(std::string_view stage, F&& f) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    return exceptionFinding(stage, e.what());
+  } catch (...) {
+    return exceptionFinding(stage, "a non-standard exception");
+  }
+}
+
+std::optional<Finding> checkRoundTrip(const Program& program) {
+  const std::string text = writeProgram(program);
+  Result<Program> back = readProgram(text, "<written>");
+  if (!back.ok()) return Finding{"round trip", "the writer's output does not read back:\n" + formatAll(back.errors)};
+  if (!(*back == program)) return Finding{"round trip", "read(write(p)) != p; written text:\n" + text};
+  return std::nullopt;
+}
+
+std::string joinDiagnostics(const std::vector<Diagnostic>& diagnostics) { return formatAll(diagnostics); }
+
+// Places with every placement; returns early's and end's results through the out-parameters.
+std::optional<Finding> checkPlacements(const Program& program, const SchemaTable& schemas, PlacedProgram& early,
+                                       PlacedProgram& end) {
+  for (Placement placement : allPlacements()) {
+    const std::string name(toString(placement));
+    std::optional<Finding> f = guarded("place(" + name + ")", [&]() -> std::optional<Finding> {
+      PlacedProgram placed = place(program, placement, schemas);
+      if (placement == Placement::Early && placed.failure)
+        return Finding{"early failed", "place(early) failed: " + *placed.failure};
+      // Ours must yield valid programs. The models may not: upstream renames output specs by
+      // position after reordering the copies first, a documented bug of the modelled pass.
+      const bool ours = placement == Placement::Early || placement == Placement::End;
+      if (ours && !placed.failure) {
+        std::vector<Diagnostic> invalid = validate(placed.program);
+        if (!invalid.empty())
+          return Finding{"invalid placed program", name + " produced an invalid program:\n" + joinDiagnostics(invalid)};
+      }
+      if (placement == Placement::Early) early = std::move(placed);
+      if (placement == Placement::End) end = std::move(placed);
+      return std::nullopt;
+    });
+    if (f) return f;
+  }
+  // A placed program's copies are in-place lineages of their targets: placing again is a no-op.
+  return guarded("place(early) again", [&]() -> std::optional<Finding> {
+    PlacedProgram again = place(early.program, Placement::Early, schemasFor(early.program, context().builtins));
+    if (again.failure) return Finding{"early failed", "placing early's own result failed: " + *again.failure};
+    if (!(again.program == early.program))
+      return Finding{"early not idempotent", "placing early's result again changed it:\n" + writeProgram(again.program)};
+    return std::nullopt;
+  });
+}
+
+// Bytes of the clones `early` inserted to break copy cycles (nodes of the placed program that
+// are neither in the input nor write-back copies), aligned as the planner aligns them.
+std::int64_t cloneBytes(const Program& input, const PlacedProgram& early) {
+  std::int64_t bytes = 0;
+  for (const Node& node : early.program.graph.nodes) {
+    if (node.isOutput() || input.graph.find(node.name) != nullptr) continue;
+    bool isCopy = false;
+    for (const CopyExplanation& c : early.copies) isCopy = isCopy || c.copyNode == node.name;
+    if (isCopy) continue;
+    std::optional<TensorType> type = node.tensorType();
+    std::optional<std::int64_t> n = type ? type->numel() : std::nullopt;
+    if (n && type->elementSize() > 0) bytes += (*n * type->elementSize() + 15) / 16 * 16;
+  }
+  return bytes;
+}
+
+std::optional<Finding> checkMemoryPlans(const Program& input, const PlacedProgram& early, const PlacedProgram& end,
+                                        const SchemaTable& schemas) {
+  return guarded("planMemory", [&]() -> std::optional<Finding> {
+    MemoryPlan endPlan = planMemory(end.program, schemas);
+    MemoryPlan earlyPlan = planMemory(early.program, schemas);
+    // Shortening lifetimes never raises the peak (DESIGN §8), but a clone that early inserts to
+    // break a copy cycle is a new allocation that end does not make (end is wrong on such
+    // programs: S_seq != S_par). So early may exceed end by its clones' bytes, no more.
+    const std::int64_t slack = cloneBytes(input, early);
+    if (earlyPlan.peakLiveBytes > endPlan.peakLiveBytes + slack)
+      return Finding{"early peak > end peak", "peak live bytes: early " + std::to_string(earlyPlan.peakLiveBytes) +
+                                                  " (at index " + std::to_string(earlyPlan.peakIndex) + "), end " +
+                                                  std::to_string(endPlan.peakLiveBytes) + " (at index " +
+                                                  std::to_string(endPlan.peakIndex) + "), clones " +
+                                                  std::to_string(slack) + " bytes"};
+    return std::nullopt;
+  });
+}
+
+std::optional<Finding> checkOracle(const Program& program, const SchemaTable& schemas, const CheckScope& scope) {
+  return guarded("oracle::check", [&]() -> std::optional<Finding> {
+    oracle::CheckOptions options;
+    options.placement = Placement::Early;
+    options.inputs = scope.oracleInputs;
+    options.seed = scope.seed;
+    options.fileName = "FILE";
+    oracle::CheckReport report = oracle::check(program, options, schemas);
+    if (report.placementFailure)
+      return Finding{"early failed", "the oracle's placement failed: " + *report.placementFailure};
+    if (report.verdict == oracle::Verdict::PlacementBug) return Finding{"early != S_par", oracle::formatReport(report)};
+    // Verdict::Error: not interpretable (unknown shapes and no storage-tier fallback, memory
+    // cap); findings about the program itself (S_seq != S_par) are expected, not bugs of early.
+    return std::nullopt;
+  });
+}
+
+bool ownSchemasParse(const Program& program) {
+  for (const std::string& line : program.schemas)
+    if (!parseSchema(line, "Schemas").ok()) return false;
+  return true;
+}
+
+}  // namespace
+
+const Context& context() {
+  // The one process-wide object: libFuzzer's C interface gives a target no other place to keep
+  // state between inputs. Immutable once built.
+  static const Context ctx{builtinSchemas(), gen::Generator(gen::GenOptions{}, builtinSchemas())};
+  return ctx;
+}
+
+std::optional<Finding> checkProgram(const Program& program, const CheckScope& scope) {
+  if (std::optional<Finding> f = guarded("round trip", [&] { return checkRoundTrip(program); })) return f;
+  SchemaTable schemas;
+  if (std::optional<Finding> f = guarded("schemasFor", [&]() -> std::optional<Finding> {
+        schemas = oracle::withOracleSchemas(schemasFor(program, context().builtins));
+        return std::nullopt;
+      }))
+    return f;
+  PlacedProgram early, end;
+  if (std::optional<Finding> f = checkPlacements(program, schemas, early, end)) return f;
+  if (std::optional<Finding> f = checkMemoryPlans(program, early, end, schemas)) return f;
+  if (scope.oracle)
+    if (std::optional<Finding> f = checkOracle(program, schemas, scope)) return f;
+  return std::nullopt;
+}
+
+gen::Generated generateFromBytes(std::span<const std::uint8_t> bytes) {
+  gen::ByteChoices choices(bytes);
+  return context().generator.generate(choices);
+}
+
+std::optional<Finding> checkGeneratedBytes(std::span<const std::uint8_t> bytes) {
+  gen::Generated generated;
+  if (std::optional<Finding> f = guarded("generate", [&]() -> std::optional<Finding> {
+        generated = generateFromBytes(bytes);
+        return std::nullopt;
+      }))
+    return f;
+  std::vector<Diagnostic> invalid = validate(generated.program);
+  if (!invalid.empty())
+    return Finding{"invalid generated program", "the generator produced an invalid program:\n" + formatAll(invalid)};
+  return checkProgram(generated.program, programScope(bytes));
+}
+
+CheckScope programScope(std::span<const std::uint8_t> bytes) {
+  CheckScope scope;
+  for (std::uint8_t b : bytes.first(std::min<std::size_t>(bytes.size(), 8))) scope.seed = scope.seed * 131 + b;
+  return scope;
+}
+
+bool textProgramIsSmall(const Program& program) {
+  if (program.graph.nodes.size() > kSmallNodes) return false;
+  std::int64_t elements = 0;
+  for (const Node& node : program.graph.nodes) {
+    std::optional<TensorType> type = node.tensorType();
+    if (!type) continue;
+    std::optional<std::int64_t> n = type->numel();
+    if (!n || *n > kSmallElements) return false;
+    elements += *n;
+    if (elements > kSmallElements) return false;
+  }
+  return true;
+}
+
+std::optional<Program> validProgramFromText(std::string_view text) {
+  Result<Program> read = readProgram(text, "<fuzz>");
+  if (!read.ok() || !validate(*read).empty() || !ownSchemasParse(*read)) return std::nullopt;
+  return std::move(*read.value);
+}
+
+std::optional<Finding> checkText(std::string_view text) {
+  Result<Program> read;
+  if (std::optional<Finding> f = guarded("readProgram", [&]() -> std::optional<Finding> {
+        read = readProgram(text, "<fuzz>");
+        return std::nullopt;
+      }))
+    return f;
+  if (!read.ok()) {
+    // Users see `file:line:col: message`; a rejection without a position cannot be acted on.
+    bool positioned = false;
+    for (const Diagnostic& d : read.errors) positioned = positioned || d.line > 0;
+    if (!positioned)
+      return Finding{"unpositioned diagnostic",
+                     read.errors.empty() ? "rejected with no diagnostic" : "no diagnostic has a line:\n" + formatAll(read.errors)};
+    return std::nullopt;
+  }
+  std::vector<Diagnostic> invalid;
+  if (std::optional<Finding> f = guarded("validate", [&]() -> std::optional<Finding> {
+        invalid = validate(*read);
+        return std::nullopt;
+      }))
+    return f;
+  // An invalid program, or one whose own schemas do not parse, is rejected by every consumer
+  // (cli/common.cpp), so nothing downstream is asked of it.
+  if (!invalid.empty() || !ownSchemasParse(*read)) return std::nullopt;
+  CheckScope scope;
+  scope.oracle = textProgramIsSmall(*read);
+  return checkProgram(*read, scope);
+}
+
+std::optional<Shrunk> shrink(const Program& program, const CheckScope& scope) {
+  std::optional<Finding> original = checkProgram(program, scope);
+  if (!original) return std::nullopt;
+  const std::string property = original->property;
+  gen::ReduceOptions options;
+  options.maxTests = 20'000;  // each test is a full check; a fixpoint is usually far sooner
+  gen::ReduceResult reduced = gen::reduce(
+      program,
+      [&](const Program& candidate) {
+        std::optional<Finding> f = checkProgram(candidate, scope);
+        return f && f->property == property;
+      },
+      options);
+  Shrunk result{reduced.program, *original, reduced.tests, reduced.fixpoint};
+  if (std::optional<Finding> f = checkProgram(result.program, scope)) result.finding = *f;
+  return result;
+}
+
+void die(const Finding& finding, const Program* program) {
+  std::fprintf(stderr, "\n==== wbcheck fuzz: property violated: %s ====\n%s\n", finding.property.c_str(),
+               finding.details.c_str());
+  if (program != nullptr) {
+    // Printing may itself be what is broken; the finding above is already out.
+    std::string text = writeProgram(*program);
+    std::fprintf(stderr, "---- program (form 1) ----\n%s---- end ----\n", text.c_str());
+  }
+  std::fflush(stderr);
+  std::abort();
+}
+
+}  // namespace wb::fuzz

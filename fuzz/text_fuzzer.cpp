@@ -1,0 +1,40 @@
+// fuzz/text_fuzzer.cpp: bytes -> the program reader (core/text.h). The reader must never crash,
+// hang or recurse without bound, and must reject with a positioned diagnostic; a program it
+// accepts and that validates must round-trip, place with every placement, keep early's memory
+// peak <= end's, and (when small enough to interpret) satisfy early == S_par under the oracle.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "fuzz/fuzz_checks.h"
+#include "fuzz/target.h"
+
+namespace wb::fuzz {
+
+std::optional<InputProgram> inputProgram(std::span<const std::uint8_t> data) {
+  std::string_view text(reinterpret_cast<const char*>(data.data()), data.size());
+  std::optional<Program> program = validProgramFromText(text);
+  if (!program) return std::nullopt;
+  CheckScope scope;
+  scope.oracle = textProgramIsSmall(*program);
+  return InputProgram{std::move(*program), scope};
+}
+
+}  // namespace wb::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  // Inputs past 64 KiB add nothing a smaller one cannot reach, and slow the search.
+  if (size > (64u << 10)) return -1;
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (std::optional<wb::fuzz::Finding> f = wb::fuzz::checkText(text)) {
+    // The reader itself may be what threw: then there is no program to show.
+    std::optional<wb::Program> program;
+    try {
+      program = wb::fuzz::validProgramFromText(text);
+    } catch (...) {
+    }
+    wb::fuzz::die(*f, program ? &*program : nullptr);
+  }
+  return 0;
+}
