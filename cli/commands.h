@@ -17,5 +17,7 @@ void registerPlace(CLI::App& app, Action& action, const std::vector<std::string>
 void registerPlan(CLI::App& app, Action& action, const std::vector<std::string>& argv);
 void registerCheck(CLI::App& app, Action& action, const std::vector<std::string>& argv);
 void registerGen(CLI::App& app, Action& action, const std::vector<std::string>& argv);
+void registerFuzz(CLI::App& app, Action& action, const std::vector<std::string>& argv);
+void registerShrink(CLI::App& app, Action& action, const std::vector<std::string>& argv);
 
 }  // namespace wb::cli

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   registerPlan(app, action, args);
   registerCheck(app, action, args);
   registerGen(app, action, args);
+  registerFuzz(app, action, args);
+  registerShrink(app, action, args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

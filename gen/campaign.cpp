@@ -1,0 +1,604 @@
+// gen/campaign.cpp: one fuzzing case, finding classification, shrinking, artifacts and the
+// finding table (see gen/campaign.h).
+#include "gen/campaign.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <set>
+#include <span>
+#include <sstream>
+#include <tuple>
+
+#include "core/alias.h"
+#include "core/text.h"
+#include "gen/reduce.h"
+
+namespace wb::gen {
+
+namespace {
+
+struct HazardInfo {
+  HazardClass hazard;
+  std::string_view label;
+  std::string_view id;
+};
+
+constexpr HazardInfo kHazards[] = {
+    {HazardClass::H4ListArgument, "H4 list-argument write", "h4_list_argument"},
+    {HazardClass::H5ViewCopy, "H5 view_copy becomes a view", "h5_view_copy"},
+    {HazardClass::H6ShareAlloc, "H6 share_alloc", "h6_share_alloc"},
+    {HazardClass::H7NoPlaceholders, "H7 no placeholders", "h7_no_placeholders"},
+    {HazardClass::H10AncestorSibling, "H10 ancestor/sibling alias", "h10_ancestor_sibling"},
+    {HazardClass::B1OtherLineage, "B1 lineage of another target", "b1_other_lineage"},
+    {HazardClass::B2OutputOrder, "B2 copies-first output order", "b2_output_order"},
+    {HazardClass::B3H8CopyOrder, "B3/H8 sequential copy order", "b3h8_copy_order"},
+    {HazardClass::AliasThroughView, "alias through view", "alias_view"},
+    {HazardClass::AliasThroughInplace, "alias through in-place result", "alias_inplace"},
+    {HazardClass::DceStorageWriter, "DCE drops a storage writer", "dce_storage_writer"},
+    {HazardClass::PlacementFailed, "placement failed (other)", "failed"},
+    {HazardClass::Unclassified, "unclassified", "unclassified"},
+};
+
+const HazardInfo& info(HazardClass hazard) {
+  for (const HazardInfo& h : kHazards)
+    if (h.hazard == hazard) return h;
+  return kHazards[std::size(kHazards) - 1];
+}
+
+// What an observation of the oracle denotes, stable under the reducer's renaming: buffers by
+// FQN; user inputs and user outputs as a kind only (their names and positions change when the
+// reducer renames nodes or drops outputs).
+std::string targetOf(const Program& program, const oracle::Difference& d) {
+  if (d.isOutput) return "user output";
+  const InputSpec* in = program.signature.inputForPlaceholder(d.label);
+  if (!in) return "placeholder " + d.label;
+  switch (in->kind) {
+    case InputKind::Buffer: return "buffer " + in->target;
+    case InputKind::Parameter: return "parameter " + in->target;
+    case InputKind::UserInput: return "user input";
+    default: return std::string(toString(in->kind)) + " " + in->target;
+  }
+}
+
+bool bugIn(const oracle::CheckReport& report, oracle::ViewMode mode) {
+  return std::any_of(report.bugs.begin(), report.bugs.end(),
+                     [mode](const oracle::Mismatch& m) { return m.viewMode == mode; });
+}
+
+std::string viewModesOf(const oracle::CheckReport& report) {
+  const bool copy = bugIn(report, oracle::ViewMode::CopyViews);
+  const bool alias = bugIn(report, oracle::ViewMode::AliasViews);
+  if (copy && alias) return "both";
+  if (copy) return "copy-views";
+  if (alias) return "alias-views";
+  return "";
+}
+
+bool hasPlaceholders(const Program& program) {
+  return std::any_of(program.graph.nodes.begin(), program.graph.nodes.end(),
+                     [](const Node& n) { return n.isPlaceholder(); });
+}
+
+bool isCall(const Node& n) { return n.op == NodeOp::CallFunction; }
+
+// Some node writes through a `Tensor(a!)[]` list argument.
+bool hasListWrite(const Program& program, const SchemaTable& schemas) {
+  for (const Node& n : program.graph.nodes) {
+    if (!isCall(n)) continue;
+    const Schema* schema = schemas.find(n.target, n.args.size());
+    if (!schema) continue;
+    for (std::size_t i = 0; i < n.args.size() && i < schema->arguments.size(); ++i) {
+      const SchemaType& type = schema->arguments[i].type;
+      if (type.isTensorList() && type.isWrite() && n.args[i].isSequence()) return true;
+    }
+  }
+  return false;
+}
+
+bool hasShareAlloc(const Program& program) {
+  return std::any_of(program.graph.nodes.begin(), program.graph.nodes.end(),
+                     [](const Node& n) { return n.meta.count("_share_alloc_with_arg_idx") > 0; });
+}
+
+bool hasCopyView(const Program& program) {
+  return std::any_of(program.graph.nodes.begin(), program.graph.nodes.end(),
+                     [](const Node& n) { return isCall(n) && isCopyViewVariant(n.target); });
+}
+
+// The placement skipped a write-back that a correct placement performs: no copy_ into that
+// write-back's target was inserted (upstream's `_inplace_lineage` accepts a lineage of any
+// buffer or user input, and the models inherit it).
+bool skipsAWriteBack(const Program& program, Placement placement, const SchemaTable& schemas) {
+  const AliasInfo aliases = analyzeAliases(program, schemas);
+  const WriteBackSelection selection = selectWriteBacks(program, aliases);
+  const PlacedProgram placed = place(program, placement, schemas);
+  if (placed.failure) return false;
+  for (const WriteBack& wb : selection.writeBacks) {
+    const std::string& buffer = program.graph.nodes[wb.buffer].name;
+    const bool copied = std::any_of(placed.program.graph.nodes.begin(), placed.program.graph.nodes.end(),
+                                    [&](const Node& n) {
+                                      return isCall(n) && n.target.rfind("aten::copy_", 0) == 0 && !n.args.empty() &&
+                                             n.args[0].isRef() && n.args[0].text == buffer &&
+                                             !program.graph.find(n.name);
+                                    });
+    if (!copied) return true;
+  }
+  return false;
+}
+
+// Upstream's copies-first tuple moved a returned value: position i no longer returns the
+// original value or the copy_ that replaced it (B2).
+bool outputsReordered(const Program& program, const SchemaTable& schemas) {
+  const PlacedProgram placed = place(program, Placement::Upstream, schemas);
+  const std::vector<Arg> before = program.graph.returnedValues();
+  const std::vector<Arg> after = placed.program.graph.returnedValues();
+  if (before.size() != after.size()) return true;
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    if (after[i] == before[i]) continue;
+    const Node* copy = after[i].isRef() ? placed.program.graph.find(after[i].text) : nullptr;
+    const bool replacedByItsCopy = copy && copy->target.rfind("aten::copy_", 0) == 0 && copy->args.size() >= 2 &&
+                                   copy->args[1] == before[i];
+    if (!replacedByItsCopy) return true;
+  }
+  return false;
+}
+
+// For every node, whether it depends (through arguments) on node `from`.
+std::vector<bool> descendantsOf(const Program& program, NodeId from) {
+  const Graph& g = program.graph;
+  std::vector<bool> reached(g.nodes.size(), false);
+  reached[from] = true;
+  for (std::size_t i = from + 1; i < g.nodes.size(); ++i) {
+    bool uses = false;
+    auto visit = [&](const std::string& name) {
+      if (std::optional<std::size_t> k = g.indexOf(name); k && reached[*k]) uses = true;
+    };
+    for (const Arg& a : g.nodes[i].args) forEachRef(a, visit);
+    for (const auto& kv : g.nodes[i].kwargs) forEachRef(kv.second, visit);
+    reached[i] = uses;
+  }
+  return reached;
+}
+
+bool isViewLike(const Program& program, NodeId via, const AliasInfo& aliases) {
+  const Node& n = program.graph.nodes[via];
+  if (n.target == "operator.getitem" || isCopyViewVariant(n.target)) return true;
+  return !aliases.isInplaceKind(via);
+}
+
+}  // namespace
+
+std::string_view hazardLabel(HazardClass hazard) { return info(hazard).label; }
+std::string_view hazardId(HazardClass hazard) { return info(hazard).id; }
+
+std::optional<HazardClass> hazardFromId(std::string_view id) {
+  for (const HazardInfo& h : kHazards)
+    if (h.id == id) return h.hazard;
+  return std::nullopt;
+}
+
+std::vector<HazardClass> allHazardClasses() {
+  std::vector<HazardClass> all;
+  for (const HazardInfo& h : kHazards) all.push_back(h.hazard);
+  return all;
+}
+
+std::vector<HazardClass> expectedHazards(Placement placement) {
+  switch (placement) {
+    case Placement::Upstream:  // §0 items 1-3 and §4.4 H8 (end order with B1 out of the way)
+      return {HazardClass::B1OtherLineage, HazardClass::B3H8CopyOrder};
+    case Placement::Pr20744:  // §0 item 4 and §4.4
+      return {HazardClass::H4ListArgument, HazardClass::H5ViewCopy, HazardClass::H6ShareAlloc,
+              HazardClass::H7NoPlaceholders, HazardClass::H10AncestorSibling};
+    case Placement::Draft13857:  // direct users only: every alias case (§4.4 H2, H5, H6a, H10)
+      return {HazardClass::AliasThroughView, HazardClass::H5ViewCopy, HazardClass::H10AncestorSibling};
+    default:
+      return {};
+  }
+}
+
+std::string describe(const FindingKey& key) {
+  std::string s = std::string(toString(key.placement)) + ": " + key.verdict;
+  if (!key.viewModes.empty()) s += " [" + key.viewModes + "]";
+  if (!key.target.empty()) s += " on " + key.target;
+  return s + ": " + std::string(hazardLabel(key.hazard));
+}
+
+// The rules, first match wins. The order goes from what the placement's own result shows
+// (it failed; it skipped a write-back; it moved outputs) to program features, most specific
+// first, so that a shrunk program carrying two features is named by the one that decides:
+//   1. the placement failed: H7 if the program has no placeholders, B2 if it is upstream
+//      (its positional spec renaming named the wrong node: the placed program is invalid),
+//      else "placement failed";
+//   2. B1: a write-back a correct placement performs got no copy_ at all;
+//   3. B2: upstream moved a returned value and a visible output differs;
+//   3b. no write-back at all: the divergence comes from the models' dead-code elimination
+//      (a pure op with `_share_alloc_with_arg_idx` writes storage, DCE drops it);
+//   4. H6: some node carries `_share_alloc_with_arg_idx` (nothing else creates that sharing);
+//   5. H4: some node writes through a `Tensor(a!)[]` list argument;
+//   6. B3/H8: one write-back's value may alias another write-back's target (in the view mode
+//      of the divergence: `*_copy` views count as aliases only if it shows in alias-views
+//      alone), so the order of the copies matters;
+//   7. H5: a `*_copy` view exists and the divergence shows in alias-views mode only;
+//   8. indirect aliases, for each write-back (B, V): a node writes a root of V through an
+//      argument that does not depend on V (an ancestor or sibling): H10; else a node reads
+//      or writes B, or writes V, through an alias of it: "alias through view" (views,
+//      getitems, `*_copy` in alias mode) or "alias through in-place result";
+//   9. otherwise "unclassified".
+HazardClass classifyHazard(const Program& program, const oracle::CheckReport& report, const SchemaTable& schemas) {
+  const bool upstreamReorders = report.placement == Placement::Upstream && outputsReordered(program, schemas);
+  if (report.placementFailure) {
+    if (!hasPlaceholders(program)) return HazardClass::H7NoPlaceholders;
+    // Upstream fails only when its positional spec renaming names the wrong node (B2).
+    return report.placement == Placement::Upstream ? HazardClass::B2OutputOrder : HazardClass::PlacementFailed;
+  }
+  if (skipsAWriteBack(program, report.placement, schemas)) return HazardClass::B1OtherLineage;
+  if (upstreamReorders && std::any_of(report.bugs.begin(), report.bugs.end(),
+                                      [](const oracle::Mismatch& m) { return m.difference.isOutput; }))
+    return HazardClass::B2OutputOrder;
+  {
+    const AliasInfo aliases = analyzeAliases(program, schemas);
+    if (selectWriteBacks(program, aliases).writeBacks.empty()) return HazardClass::DceStorageWriter;
+  }
+  if (hasShareAlloc(program)) return HazardClass::H6ShareAlloc;
+  if (hasListWrite(program, schemas)) return HazardClass::H4ListArgument;
+
+  const bool aliasOnly = viewModesOf(report) == "alias-views";
+  AliasOptions aliasOptions;
+  aliasOptions.copyViewsAlias = aliasOnly;
+  const AliasInfo aliases = analyzeAliases(program, schemas, aliasOptions);
+  const WriteBackSelection selection = selectWriteBacks(program, aliases);
+  for (const WriteBack& a : selection.writeBacks)
+    for (const WriteBack& b : selection.writeBacks)
+      if (a.outputIndex != b.outputIndex && aliases.mayAliasRoot(b.value, a.buffer)) return HazardClass::B3H8CopyOrder;
+
+  if (aliasOnly && hasCopyView(program)) return HazardClass::H5ViewCopy;
+
+  std::optional<HazardClass> indirect;
+  const NodeId output = aliases.outputNode();
+  for (const WriteBack& wb : selection.writeBacks) {
+    const std::vector<bool> fromValue = descendantsOf(program, wb.value);
+    const auto valueRoots = aliases.rootsOf(wb.value);
+    for (NodeId n = 0; n < aliases.nodeCount(); ++n) {
+      if (n == output) continue;
+      for (const RootAccess& w : aliases.writes(n)) {
+        if (std::find(valueRoots.begin(), valueRoots.end(), w.root) == valueRoots.end()) continue;
+        if (w.via == wb.value || w.via == kNoNode) continue;
+        if (!fromValue[w.via]) return HazardClass::H10AncestorSibling;
+        if (!indirect) indirect = isViewLike(program, w.via, aliases) ? HazardClass::AliasThroughView
+                                                                      : HazardClass::AliasThroughInplace;
+      }
+      auto touchesBuffer = [&](std::span<const RootAccess> accesses) {
+        for (const RootAccess& r : accesses)
+          if (r.root == wb.buffer && r.via != wb.buffer && r.via != kNoNode && !indirect)
+            indirect = isViewLike(program, r.via, aliases) ? HazardClass::AliasThroughView
+                                                           : HazardClass::AliasThroughInplace;
+      };
+      touchesBuffer(aliases.reads(n));
+      touchesBuffer(aliases.writes(n));
+    }
+  }
+  if (indirect) return *indirect;
+  if (hasCopyView(program)) return HazardClass::H5ViewCopy;  // both modes, no other feature
+  return HazardClass::Unclassified;
+}
+
+std::optional<FindingKey> classifyFinding(const Program& program, const oracle::CheckReport& report,
+                                          const SchemaTable& schemas) {
+  if (report.verdict != oracle::Verdict::PlacementBug) return std::nullopt;
+  FindingKey key;
+  key.placement = report.placement;
+  if (report.placementFailure) {
+    key.verdict = std::string(kPlacementFailed);
+  } else {
+    key.verdict = std::string(kPlacementDiverges);
+    key.viewModes = viewModesOf(report);
+    key.target = targetOf(program, report.bugs.front().difference);
+  }
+  key.hazard = classifyHazard(program, report, schemas);
+  return key;
+}
+
+GenOptions campaignGenOptions(const CampaignOptions& options) {
+  GenOptions gen;
+  gen.mode = options.mode;
+  gen.maxNodes = options.maxNodes;
+  gen.maxBuffers = 3;
+  gen.maxUserInputs = 3;
+  gen.maxShapeElements = 12;  // small tensors: the oracle's cost is per element
+  return gen;
+}
+
+CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const Generator& generator) {
+  CaseResult result;
+  result.seed = seed;
+  RandomChoices choices(seed);
+  Generated generated = generator.generate(choices);
+  result.mode = generated.mode;
+  result.program = std::move(generated.program);
+  const SchemaTable schemas = schemasFor(result.program, generator.schemas());
+  oracle::CheckOptions check;
+  check.placement = options.placement;
+  check.inputs = options.inputs;
+  check.seed = seed;
+  result.report = oracle::check(result.program, check, schemas);
+  result.finding = classifyFinding(result.program, result.report, schemas);
+  return result;
+}
+
+CaseResult runCase(std::uint64_t seed, const CampaignOptions& options) {
+  return runCase(seed, options, Generator(campaignGenOptions(options)));
+}
+
+std::uint64_t caseSeed(std::uint64_t runSeed, int job, std::uint64_t index) {
+  std::uint64_t state = runSeed ^ (0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(job) + 1));
+  const std::uint64_t stream = splitmix64(state);
+  std::uint64_t mixed = stream + index * 0xd1b54a32d192ed03ULL;
+  return splitmix64(mixed);
+}
+
+bool reproducesFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
+                       const SchemaTable& builtins) {
+  const SchemaTable schemas = schemasFor(program, builtins);
+  oracle::CheckOptions check;
+  check.placement = key.placement;
+  check.inputs = inputs;
+  check.seed = seed;
+  const oracle::CheckReport report = oracle::check(program, check, schemas);
+  if (report.verdict != oracle::Verdict::PlacementBug) return false;
+  if (key.verdict == kPlacementFailed) {
+    if (!report.placementFailure) return false;
+  } else {
+    if (report.placementFailure || report.bugs.empty()) return false;
+    if (viewModesOf(report) != key.viewModes) return false;
+    if (targetOf(program, report.bugs.front().difference) != key.target) return false;
+  }
+  // A counterexample only if the correct placement holds on it: otherwise the reducer could
+  // drift into a program on which no placement is right.
+  check.placement = Placement::Early;
+  return oracle::check(program, check, schemas).verdict == oracle::Verdict::Holds;
+}
+
+std::size_t bodyNodeCount(const Program& program) {
+  return static_cast<std::size_t>(std::count_if(program.graph.nodes.begin(), program.graph.nodes.end(),
+                                                 [](const Node& n) { return !n.isPlaceholder() && !n.isOutput(); }));
+}
+
+ShrunkFinding shrinkFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
+                            const SchemaTable& builtins) {
+  ShrunkFinding out;
+  out.program = program;
+  out.key = key;
+  out.bodyNodesBefore = out.bodyNodesAfter = bodyNodeCount(program);
+  out.reproduced = reproducesFinding(program, key, seed, inputs, builtins);
+  if (!out.reproduced) return out;
+  const ReduceResult reduced =
+      reduce(program, [&](const Program& p) { return reproducesFinding(p, key, seed, inputs, builtins); });
+  out.program = reduced.program;
+  out.tests = reduced.tests;
+  out.bodyNodesAfter = bodyNodeCount(out.program);
+  const SchemaTable schemas = schemasFor(out.program, builtins);
+  oracle::CheckOptions check;
+  check.placement = key.placement;
+  check.inputs = inputs;
+  check.seed = seed;
+  if (std::optional<FindingKey> again = classifyFinding(out.program, oracle::check(out.program, check, schemas), schemas))
+    out.key = *again;
+  return out;
+}
+
+std::string shapeOf(const Program& program) {
+  std::string shape;
+  for (const Node& n : program.graph.nodes) {
+    if (n.isPlaceholder()) {
+      const InputSpec* in = program.signature.inputForPlaceholder(n.name);
+      shape += in ? std::string(toString(in->kind)) : "PLACEHOLDER";
+    } else if (n.isOutput()) {
+      continue;
+    } else {
+      shape += n.target;
+    }
+    shape += ",";
+  }
+  shape += "|";
+  for (const OutputSpec& o : program.signature.outputs) shape += std::string(toString(o.kind)) + ",";
+  return shape;
+}
+
+namespace {
+
+std::uint32_t fnv1a(std::string_view text) {
+  std::uint32_t h = 2166136261u;
+  for (unsigned char c : text) h = (h ^ c) * 16777619u;
+  return h;
+}
+
+std::string_view headerValue(std::string_view text, std::string_view field) {
+  const std::string prefix = "# " + std::string(field) + ": ";
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string_view line = text.substr(pos, end - pos);
+    if (line.rfind(prefix, 0) == 0) return line.substr(prefix.size());
+    if (!line.empty() && line[0] != '#') break;  // the header ends at the program
+    pos = end + 1;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string formatArtifact(const ShrunkFinding& finding, const ArtifactInfo& info, std::string_view fileName) {
+  const FindingKey& key = finding.key;
+  std::ostringstream s;
+  s << "# wbcheck " << info.version << ": shrunk counterexample\n";
+  s << "# placement: " << toString(key.placement) << "\n";
+  s << "# verdict: " << key.verdict << "\n";
+  if (!key.viewModes.empty()) s << "# view modes: " << key.viewModes << "\n";
+  if (!key.target.empty()) s << "# target: " << key.target << "\n";
+  s << "# hazard class: " << hazardLabel(key.hazard) << "\n";
+  s << "# seed: " << info.seed << "\n";
+  if (!info.mode.empty()) s << "# generator mode: " << info.mode << "\n";
+  s << "# shrunk: " << finding.bodyNodesBefore << " -> " << finding.bodyNodesAfter << " body nodes in "
+    << finding.tests << " checks\n";
+  s << "# replay: wbcheck check " << fileName << " --placement " << toString(key.placement) << " --seed " << info.seed
+    << "\n";
+  if (!info.foundBy.empty()) s << "# found by: " << info.foundBy << "\n";
+  s << "# early holds on it (wbcheck check " << fileName << " --seed " << info.seed << ").\n";
+  s << writeProgram(finding.program);
+  return s.str();
+}
+
+ArtifactHeader parseArtifactHeader(std::string_view text) {
+  ArtifactHeader h;
+  h.placement = std::string(headerValue(text, "placement"));
+  h.verdict = std::string(headerValue(text, "verdict"));
+  h.viewModes = std::string(headerValue(text, "view modes"));
+  h.hazard = std::string(headerValue(text, "hazard class"));
+  h.target = std::string(headerValue(text, "target"));
+  const std::string_view seed = headerValue(text, "seed");
+  std::uint64_t value = 0;
+  if (!seed.empty() && std::from_chars(seed.data(), seed.data() + seed.size(), value).ec == std::errc{}) h.seed = value;
+  return h;
+}
+
+std::string artifactFileName(const FindingKey& key, std::string_view shape) {
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", fnv1a(shape));
+  return std::string(toString(key.placement)) + "_" + std::string(hazardId(key.hazard)) + "_" + hex + ".txt";
+}
+
+// ---------------------------------------------------------------------------------------------
+// FindingTable.
+
+namespace {
+
+// Deduplication ignores the target: the same shape with another buffer name is the same bug.
+auto dedupKey(const FindingRecord& r) {
+  return std::tie(r.key.placement, r.key.verdict, r.key.hazard, r.shape);
+}
+
+}  // namespace
+
+bool FindingTable::add(FindingRecord record) {
+  for (FindingRecord& existing : records_) {
+    if (dedupKey(existing) == dedupKey(record)) {
+      existing.count += std::max<std::size_t>(record.count, 1);
+      return false;
+    }
+  }
+  record.count = std::max<std::size_t>(record.count, 1);
+  records_.push_back(std::move(record));
+  return true;
+}
+
+std::map<std::string, std::size_t> FindingTable::countsByHazard() const {
+  std::map<std::string, std::size_t> counts;
+  for (const FindingRecord& r : records_) counts[std::string(hazardLabel(r.key.hazard))] += r.count;
+  return counts;
+}
+
+bool FindingTable::hasAll(const std::vector<HazardClass>& wanted) const {
+  return std::all_of(wanted.begin(), wanted.end(), [&](HazardClass h) {
+    return std::any_of(records_.begin(), records_.end(), [h](const FindingRecord& r) { return r.key.hazard == h; });
+  });
+}
+
+std::string FindingTable::formatSummary() const {
+  struct Row {
+    double first = 0;
+    std::size_t smallest = 0, shapes = 0, reports = 0;
+    std::uint64_t seed = 0;
+    std::string modes;
+  };
+  std::map<std::tuple<Placement, std::string, HazardClass>, Row> rows;
+  for (const FindingRecord& r : records_) {
+    auto [it, fresh] = rows.try_emplace({r.key.placement, r.key.verdict, r.key.hazard});
+    Row& row = it->second;
+    if (fresh || r.secondsToFind < row.first) {
+      row.first = r.secondsToFind;
+      row.seed = r.seed;
+    }
+    row.smallest = fresh ? r.bodyNodes : std::min(row.smallest, r.bodyNodes);
+    row.shapes += 1;
+    row.reports += r.count;
+    if (row.modes.empty()) row.modes = r.key.viewModes;
+    else if (row.modes != r.key.viewModes && r.key.viewModes.size()) row.modes = "mixed";
+  }
+  std::ostringstream s;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-10s %-18s %-12s %-32s %9s %6s %6s %7s  %s\n", "placement", "verdict", "modes",
+                "hazard class", "first(s)", "nodes", "shapes", "reports", "seed");
+  s << line;
+  for (const auto& [k, row] : rows) {
+    std::snprintf(line, sizeof line, "%-10s %-18s %-12s %-32s %9.2f %6zu %6zu %7zu  %llu\n",
+                  std::string(toString(std::get<0>(k))).c_str(), std::get<1>(k).c_str(),
+                  row.modes.empty() ? "-" : row.modes.c_str(), std::string(hazardLabel(std::get<2>(k))).c_str(), row.first,
+                  row.smallest, row.shapes, row.reports, static_cast<unsigned long long>(row.seed));
+    s << line;
+  }
+  return s.str();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records over a pipe: "field=value" lines, then "artifact=<bytes>" and the artifact bytes.
+
+std::string encodeRecord(const FindingRecord& r) {
+  std::ostringstream s;
+  s << "placement=" << toString(r.key.placement) << "\n"
+    << "verdict=" << r.key.verdict << "\n"
+    << "modes=" << r.key.viewModes << "\n"
+    << "target=" << r.key.target << "\n"
+    << "hazard=" << hazardId(r.key.hazard) << "\n"
+    << "shape=" << r.shape << "\n"
+    << "seed=" << r.seed << "\n"
+    << "seconds=" << r.secondsToFind << "\n"
+    << "nodes=" << r.bodyNodes << "\n"
+    << "count=" << r.count << "\n"
+    << "artifact=" << r.artifact.size() << "\n"
+    << r.artifact;
+  return s.str();
+}
+
+std::optional<FindingRecord> decodeRecord(std::string_view text) {
+  FindingRecord r;
+  std::map<std::string, std::string> fields;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) return std::nullopt;
+    const std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    const std::size_t eq = line.find('=');
+    if (eq == std::string_view::npos) return std::nullopt;
+    const std::string name(line.substr(0, eq));
+    fields[name] = std::string(line.substr(eq + 1));
+    if (name == "artifact") break;
+  }
+  auto number = [&](const char* name, auto& into) {
+    const std::string& v = fields[name];
+    return !v.empty() && std::from_chars(v.data(), v.data() + v.size(), into).ec == std::errc{};
+  };
+  std::optional<Placement> placement = placementFromString(fields["placement"]);
+  std::optional<HazardClass> hazard = hazardFromId(fields["hazard"]);
+  std::size_t artifactBytes = 0;
+  if (!placement || !hazard || !number("seed", r.seed) || !number("nodes", r.bodyNodes) ||
+      !number("count", r.count) || !number("artifact", artifactBytes) || text.size() - pos != artifactBytes)
+    return std::nullopt;
+  try {
+    r.secondsToFind = std::stod(fields["seconds"]);
+  } catch (...) {
+    return std::nullopt;
+  }
+  r.key.placement = *placement;
+  r.key.verdict = fields["verdict"];
+  r.key.viewModes = fields["modes"];
+  r.key.target = fields["target"];
+  r.key.hazard = *hazard;
+  r.shape = fields["shape"];
+  r.artifact = std::string(text.substr(pos));
+  return r;
+}
+
+}  // namespace wb::gen

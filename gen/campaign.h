@@ -1,0 +1,209 @@
+// gen/campaign.h: the fuzzing campaign behind `wbcheck fuzz` and `wbcheck shrink` (DESIGN §9,
+// §10, §12; verification-anchors §4, §8).
+//
+// One case: generate a program from a seed, run the oracle with one placement, and, when the
+// placement diverges from S_par (or fails), classify the divergence into a FindingKey. A
+// finding is then shrunk with the graph reducer (gen/reduce.h) under the predicate "the same
+// placement still shows the same kind of divergence on the same target in the same view modes,
+// and `early` still holds", reclassified on the shrunk program, and written as a form-1 file
+// with a header that says how to replay it.
+//
+// Everything here is single-process and deterministic: the CLI adds processes, signals,
+// progress lines and files. FindingTable aggregates findings (deduplication, time to first
+// find, the summary table) wherever they come from.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/ir.h"
+#include "core/placement.h"
+#include "core/schema.h"
+#include "gen/generator.h"
+#include "oracle/oracle.h"
+
+namespace wb::gen {
+
+// ---------------------------------------------------------------------------------------------
+// Hazard classes (executorch-semantics §0, §2, §4.4), decided by classifyFinding.
+
+enum class HazardClass : std::uint8_t {
+  H4ListArgument,       // a Tensor(a!)[] list argument writes the value
+  H5ViewCopy,           // a *_copy view read after the copy, wrong only once it is a view
+  H6ShareAlloc,         // `_share_alloc_with_arg_idx` storage sharing
+  H7NoPlaceholders,     // the placement itself fails on a program without placeholders
+  H10AncestorSibling,   // the value's storage written through an ancestor or a sibling
+  B1OtherLineage,       // mutation value is a lineage of another target: copy skipped
+  B2OutputOrder,        // upstream's copies-first output tuple with positional spec renaming
+  B3H8CopyOrder,        // one copy reads storage another copy writes: sequential order wrong
+  AliasThroughView,     // buffer read / value written through a view (or getitem) of it
+  AliasThroughInplace,  // buffer read / value written through the result of an in-place op
+  DceStorageWriter,     // no write-back at all: DCE dropped a node that writes storage
+  PlacementFailed,      // the placement failed for another reason (placed program invalid)
+  Unclassified,         // none of the rules applies: look at it
+};
+
+std::string_view hazardLabel(HazardClass hazard);  // "H5 view_copy becomes a view"
+std::string_view hazardId(HazardClass hazard);     // "h5_view_copy" (file names, --until-classes)
+std::optional<HazardClass> hazardFromId(std::string_view id);
+std::vector<HazardClass> allHazardClasses();
+
+// The classes executorch-semantics attributes to each modelled algorithm (what a campaign
+// against it must find); empty for `early` and `end`.
+std::vector<HazardClass> expectedHazards(Placement placement);
+
+// ---------------------------------------------------------------------------------------------
+// Findings.
+
+inline constexpr std::string_view kPlacementDiverges = "placement != S_par";
+inline constexpr std::string_view kPlacementFailed = "placement failed";
+
+// What a divergence is, independently of the program that shows it.
+struct FindingKey {
+  Placement placement = Placement::Early;
+  std::string verdict;       // kPlacementDiverges or kPlacementFailed
+  std::string viewModes;     // "copy-views", "alias-views", "both"; "" when the placement failed
+  std::string target;        // what differs first: "buffer s", "user input", "user output", ...
+  HazardClass hazard = HazardClass::Unclassified;
+  friend auto operator<=>(const FindingKey&, const FindingKey&) = default;
+};
+
+// "pr20744: placement != S_par [alias-views] on buffer s: H5 view_copy becomes a view".
+std::string describe(const FindingKey& key);
+
+// The key of a placement bug in `report` (a check of `program` with key.placement), or
+// nullopt when the report holds. The hazard class comes from the program's features, by the
+// first rule that applies (see campaign.cpp, classifyHazard, for the rules and why that order).
+std::optional<FindingKey> classifyFinding(const Program& program, const oracle::CheckReport& report,
+                                          const SchemaTable& schemas);
+
+// The rules alone, for a program on which `placement` shows `report`'s divergence.
+HazardClass classifyHazard(const Program& program, const oracle::CheckReport& report, const SchemaTable& schemas);
+
+// ---------------------------------------------------------------------------------------------
+// One case.
+
+struct CampaignOptions {
+  Placement placement = Placement::Early;
+  std::optional<GenMode> mode;  // nullopt: drawn per case
+  int maxNodes = 10;            // body nodes per generated program
+  int inputs = 3;               // oracle input sets (as `wbcheck check`'s default, so the
+                                // replay line reproduces it)
+};
+
+// The generator options a campaign uses for `options`.
+GenOptions campaignGenOptions(const CampaignOptions& options);
+
+struct CaseResult {
+  std::uint64_t seed = 0;         // generator seed, also the oracle's input seed
+  GenMode mode = GenMode::Realistic;
+  Program program;                // as generated
+  oracle::CheckReport report;
+  std::optional<FindingKey> finding;  // set iff the placement diverged or failed
+};
+
+// Generates the program of `seed` and checks it with options.placement. `generator` must have
+// been built with campaignGenOptions(options); the overload without it builds one.
+CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const Generator& generator);
+CaseResult runCase(std::uint64_t seed, const CampaignOptions& options);
+
+// The seed of case `index` of job `job` in a run started with `runSeed`: independent streams.
+std::uint64_t caseSeed(std::uint64_t runSeed, int job, std::uint64_t index);
+
+// ---------------------------------------------------------------------------------------------
+// Shrinking.
+
+// True when checking `program` with key.placement (oracle seed `seed`) gives the same kind of
+// divergence in exactly the same view modes on the same target, and `early` holds on it.
+// `builtins` is the base schema table (builtinSchemas(); parsed once by the caller).
+bool reproducesFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
+                       const SchemaTable& builtins);
+
+struct ShrunkFinding {
+  Program program;              // reduced (or the input, if it did not reproduce)
+  FindingKey key;               // reclassified on the reduced program
+  bool reproduced = false;      // the input itself reproduced the key
+  std::size_t bodyNodesBefore = 0, bodyNodesAfter = 0;
+  std::size_t tests = 0;        // predicate calls
+};
+
+// Reduces `program` (gen::reduce) keeping reproducesFinding(·, key, seed, inputs, builtins).
+ShrunkFinding shrinkFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
+                            const SchemaTable& builtins);
+
+// Body nodes (neither placeholders nor the output).
+std::size_t bodyNodeCount(const Program& program);
+
+// The shape used to deduplicate findings: op targets in graph order and output spec kinds.
+std::string shapeOf(const Program& program);
+
+// Provenance of an artifact.
+struct ArtifactInfo {
+  std::string version;        // wbcheck version
+  std::uint64_t seed = 0;     // case seed (= oracle input seed)
+  std::string foundBy;        // the command line that found it ("" for shrink)
+  std::string mode;           // generator mode, if generated
+};
+
+// The form-1 text of a shrunk finding with its header comment: placement, verdict, hazard
+// class, target, seed, the replay command (`wbcheck check FILE --placement P --seed S`) and
+// the command that found it. `fileName` is what the replay line calls the file.
+std::string formatArtifact(const ShrunkFinding& finding, const ArtifactInfo& info, std::string_view fileName);
+
+// The header fields formatArtifact writes, read back (for replay tests and `wbcheck shrink`
+// of an artifact). Missing fields stay empty.
+struct ArtifactHeader {
+  std::string placement;
+  std::string verdict;
+  std::string viewModes;
+  std::string hazard;   // label
+  std::string target;
+  std::optional<std::uint64_t> seed;
+};
+ArtifactHeader parseArtifactHeader(std::string_view text);
+
+// A file name for a finding: "<placement>_<hazard id>_<8 hex digits of the shape>.txt".
+std::string artifactFileName(const FindingKey& key, std::string_view shape);
+
+// ---------------------------------------------------------------------------------------------
+// Aggregation.
+
+struct FindingRecord {
+  FindingKey key;
+  std::string shape;
+  std::uint64_t seed = 0;
+  double secondsToFind = 0.0;   // since the start of the run, when first reported
+  std::size_t bodyNodes = 0;    // shrunk size
+  std::size_t count = 0;        // reports with this key and shape
+  std::string artifact;         // formatted text (written by the CLI)
+};
+
+// Findings deduplicated by (placement, verdict, hazard class, shrunk shape); per hazard class,
+// the first time and the smallest program.
+class FindingTable {
+ public:
+  // Records a finding; true if its (key without target, shape) was new.
+  bool add(FindingRecord record);
+  const std::vector<FindingRecord>& records() const { return records_; }
+  bool empty() const { return records_.empty(); }
+  // Findings per hazard label, for progress lines: "H5 view_copy becomes a view: 3".
+  std::map<std::string, std::size_t> countsByHazard() const;
+  // Every class in `wanted` has been found (for --until-classes).
+  bool hasAll(const std::vector<HazardClass>& wanted) const;
+  // One line per (placement, verdict, hazard class): time to first find, shrunk size (the
+  // smallest), distinct shapes, reports, seed of the first.
+  std::string formatSummary() const;
+
+ private:
+  std::vector<FindingRecord> records_;
+};
+
+// Encodes a record for a pipe between processes, and decodes it (nullopt if malformed).
+std::string encodeRecord(const FindingRecord& record);
+std::optional<FindingRecord> decodeRecord(std::string_view text);
+
+}  // namespace wb::gen
