@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""fuzz/make_corpus.py: writes the checked-in seed corpora of the fuzz targets, deterministically.
+"""fuzz/make_corpus.py: writes the checked-in seed corpora and the text dictionary of the fuzz
+targets, deterministically.
 
   fuzz/corpus/program_fuzzer/  byte files for gen::ByteChoices: SHA-256 streams of several
                                lengths (each length reaches a different program size), plus the
@@ -7,6 +8,8 @@
   fuzz/corpus/text_fuzzer/     small valid programs in the three printed forms, and malformed
                                text: truncations of hazard programs, broken brackets, deep
                                nesting, binary bytes, huge numbers, misspelt kinds.
+  fuzz/text_fuzzer.dict        every op of core/schemas.txt as PyTorch prints it, plus the
+                               keywords, signature kinds and tokens of the three forms.
 Run from anywhere: python3 fuzz/make_corpus.py. The same script gives the same files.
 """
 import hashlib
@@ -160,6 +163,61 @@ def text_corpus() -> None:
             write(d, f"trunc_{stem}_{fraction}.txt", text[:cut])
 
 
+TOKENS = [
+    # form 1
+    "ExportedProgram:", "class GraphModule(torch.nn.Module):", "def forward(self, ", "return (", "return ()",
+    "Graph signature:", "    # inputs", "    # outputs", "Range constraints: {}", "Schemas:",
+    " target='", " persistent=True", " persistent=False", ": \"f32[4]\"", "\"i64[]\"", "\"f32[2, 3]\"",
+    "\"Sym(s0)\"", "\"f32[s0, 4]\"", ";  ", " = None", "# meta: _share_alloc_with_arg_idx=0", "# File: ",
+    "self._tensor_constant0", "self.lowered_module_0", "getitem = ", "[0]",
+    # signature kinds
+    "USER_INPUT", "PARAMETER", "BUFFER", "CONSTANT_TENSOR", "CUSTOM_OBJ", "TOKEN", "USER_OUTPUT",
+    "LOSS_OUTPUT", "BUFFER_MUTATION", "USER_INPUT_MUTATION", "GRADIENT_TO_PARAMETER", "GRADIENT_TO_USER_INPUT",
+    # repr signature
+    "ExportGraphSignature(input_specs=[", "output_specs=[", "InputSpec(kind=<InputKind.BUFFER: 3>, ",
+    "InputSpec(kind=<InputKind.USER_INPUT: 1>, ", "OutputSpec(kind=<OutputKind.BUFFER_MUTATION: 3>, ",
+    "OutputSpec(kind=<OutputKind.USER_OUTPUT: 1>, ", "arg=TensorArgument(name='", "target=None", "persistent=None",
+    # form 3
+    "graph():", "%", " : [num_users=1] = ", "placeholder[target=", "call_function[target=", "get_attr[target=",
+    "call_module[target=", "output[target=output]", "](args = (", "), kwargs = {})", ":=",
+    # targets and tokens
+    "torch.ops.aten.", "torch.ops.higher_order.cond", "executorch.exir.dialects.edge._ops.aten.", "operator.getitem",
+    "torch.ops.higher_order.executorch_call_delegate", "executorch_call_delegate", ".default", ".Tensor", ".Scalar",
+    "torch.float32", "torch.int64", "torch.bool", "torch.contiguous_format", "device(type='cpu')", "torch.strided",
+    "None", "True", "False", "inf", "-1", "1e-05",
+    # schemas
+    "Tensor(a!)", "Tensor(a)", "Tensor(a -> *)[]", "Tensor(a!)[]", "Tensor?", "int[]", "Scalar", " -> Tensor", " -> ()",
+    "my_ops::mystery(Tensor(a!) x) -> Tensor(a!)",
+]
+
+
+def dict_entry(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def text_dictionary() -> None:
+    entries = []
+    with open(os.path.join(ROOT, "core", "schemas.txt")) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            name = line.split("(", 1)[0]
+            ns, op = name.split("::", 1) if "::" in name else ("aten", name)
+            if "." not in op:
+                op += ".default"
+            entries.append(f"torch.ops.{ns}.{op}")
+    lines = ["# fuzz/text_fuzzer.dict: written by fuzz/make_corpus.py (ops of core/schemas.txt, then tokens)."]
+    seen = set()
+    for e in entries + TOKENS:
+        if e not in seen:
+            seen.add(e)
+            lines.append(dict_entry(e))
+    with open(os.path.join(HERE, "text_fuzzer.dict"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 if __name__ == "__main__":
+    text_dictionary()
     program_corpus()
     text_corpus()

@@ -2,12 +2,17 @@
 // hang or recurse without bound, and must reject with a positioned diagnostic; a program it
 // accepts and that validates must round-trip, place with every placement, keep early's memory
 // peak <= end's, and (when small enough to interpret) satisfy early == S_par under the oracle.
+// In the libFuzzer build a structure-aware mutator (fuzz/mutator.h) edits the graph of inputs
+// that are programs, alternating with libFuzzer's byte mutations.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <string>
 #include <span>
 #include <string_view>
 
 #include "fuzz/fuzz_checks.h"
+#include "fuzz/mutator.h"
 #include "fuzz/target.h"
 
 namespace wb::fuzz {
@@ -38,3 +43,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   return 0;
 }
+
+#ifdef WBCHECK_LIBFUZZER
+// libFuzzer's own mutator, callable from a custom one.
+extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t maxSize);
+
+// Once a custom mutator exists libFuzzer calls nothing else, so a third of the steps are its
+// byte mutations: the reader's error paths need malformed text, which graph edits never make.
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t maxSize,
+                                               unsigned int seed) {
+  if (seed % 3 == 0) return LLVMFuzzerMutate(data, size, maxSize);
+  std::string text = wb::fuzz::mutateText(std::string_view(reinterpret_cast<const char*>(data), size), seed);
+  if (text.size() > maxSize) return LLVMFuzzerMutate(data, size, maxSize);
+  std::memcpy(data, text.data(), text.size());
+  return text.size();
+}
+#endif

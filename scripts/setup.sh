@@ -26,3 +26,12 @@ werror=OFF; [ "${WBCHECK_WERROR:-0}" = 1 ] && werror=ON
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_CXX_COMPILER=g++ \
       -DWBCHECK_SANITIZE=$sanitize -DWBCHECK_WERROR=$werror >/dev/null
 cmake --build "$build_dir" -j "${JOBS:-$(nproc)}"
+
+# The libFuzzer targets (fuzz/README.md) in build-fuzz/: clang, WBCHECK_FUZZ=ON, only the fuzz
+# targets and the libraries they use. Skipped without clang++ or with WBCHECK_FUZZ_BUILD=0.
+if [ "${WBCHECK_FUZZ_BUILD:-1}" = 1 ] && command -v clang++ >/dev/null; then
+  fuzz_dir=${FUZZ_BUILD_DIR:-build-fuzz}
+  cmake -S . -B "$fuzz_dir" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DWBCHECK_FUZZ=ON \
+        -DWBCHECK_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$fuzz_dir" -j "${JOBS:-$(nproc)}" --target program_fuzzer text_fuzzer
+fi

@@ -1,0 +1,43 @@
+#!/bin/bash -eu
+# .clusterfuzzlite/build.sh: builds the fuzz targets the OSS-Fuzz way (DESIGN §10): compilers
+# and flags from $CC $CXX $CFLAGS $CXXFLAGS, the engine from $LIB_FUZZING_ENGINE, scratch in
+# $WORK, and into $OUT: each fuzzer, <target>_seed_corpus.zip (files named by sha1),
+# <target>.dict and <target>.options. Also works outside Docker with those variables set:
+#   CC=clang CXX=clang++ CFLAGS=-fsanitize=address,fuzzer-no-link \
+#   CXXFLAGS=-fsanitize=address,fuzzer-no-link LIB_FUZZING_ENGINE=-fsanitize=fuzzer \
+#   OUT=/tmp/cflite-out SRC=/work WORK=/tmp/cflite-work bash .clusterfuzzlite/build.sh
+# The project is the directory above this script's, wherever $SRC points.
+project=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ ! -f "$project/fuzz/CMakeLists.txt" ]; then project=$SRC/wbcheck; fi
+cd "$project"
+mkdir -p "$OUT" "$WORK"
+
+# The distribution's dev packages (fmt) are built against libstdc++: OSS-Fuzz's default
+# -stdlib=libc++ would not link with them.
+cxxflags=${CXXFLAGS//-stdlib=libc++/}
+build="$WORK/wbcheck-build"
+targets=(program_fuzzer text_fuzzer)
+
+# Sanitizers and coverage come from $CXXFLAGS (WBCHECK_FUZZ_SANITIZE empty), the engine from
+# $LIB_FUZZING_ENGINE; only the fuzz targets and the libraries they use are built.
+cmake -S . -B "$build" -G Ninja \
+      -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_CXX_FLAGS="$cxxflags" -DCMAKE_BUILD_TYPE=Release \
+      -DWBCHECK_FUZZ=ON -DWBCHECK_FUZZ_SANITIZE= -DWBCHECK_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
+      -DWBCHECK_BENCH=OFF
+cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
+
+for t in "${targets[@]}"; do
+  cp "$build/fuzz/$t" "$OUT/$t"
+  cp "fuzz/$t.options" "$OUT/$t.options"
+  # Seed corpus: the target's own files, and for text_fuzzer every program of corpus/; entries
+  # named by their sha1 as OSS-Fuzz expects.
+  seeds="$WORK/seeds-$t"
+  rm -rf "$seeds" && mkdir -p "$seeds"
+  files=$(find "fuzz/corpus/$t" -type f)
+  [ "$t" = text_fuzzer ] && files="$files $(find corpus -type f -name '*.txt')"
+  for f in $files; do cp "$f" "$seeds/$(sha1sum "$f" | cut -d' ' -f1)"; done
+  rm -f "$OUT/${t}_seed_corpus.zip"
+  (cd "$seeds" && zip -q -j "$OUT/${t}_seed_corpus.zip" ./*)
+done
+# One dictionary per target that has one ([libfuzzer] dict= in its .options names it).
+cp fuzz/text_fuzzer.dict "$OUT/text_fuzzer.dict"
