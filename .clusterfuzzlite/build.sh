@@ -19,9 +19,10 @@ build="$WORK/wbcheck-build"
 targets=(program_fuzzer text_fuzzer)
 
 # Sanitizers and coverage come from $CXXFLAGS (WBCHECK_FUZZ_SANITIZE empty), the engine from
-# $LIB_FUZZING_ENGINE; only the fuzz targets and the libraries they use are built.
+# $LIB_FUZZING_ENGINE; build type None so that $CXXFLAGS alone set the optimisation level (OSS-Fuzz
+# passes -O1 -gline-tables-only); only the fuzz targets and the libraries they use are built.
 cmake -S . -B "$build" -G Ninja \
-      -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_CXX_FLAGS="$cxxflags" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_CXX_FLAGS="$cxxflags" -DCMAKE_BUILD_TYPE=None \
       -DWBCHECK_FUZZ=ON -DWBCHECK_FUZZ_SANITIZE= -DWBCHECK_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
       -DWBCHECK_BENCH=OFF
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"

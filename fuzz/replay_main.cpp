@@ -4,7 +4,8 @@
 //
 //   <target>_replay FILE|DIR...   run every file (directories recursively, sorted); a finding
 //                                 aborts with its message, which ctest reports as a failure
-//   <target>_replay --print FILE  write the program the input denotes, in form 1
+//   <target>_replay --print FILE  write the program the input denotes, in form 1, after a
+//                                 `# seed:` line (the oracle seed the target uses)
 //   <target>_replay --shrink FILE reduce that program while it keeps failing the same property,
 //                                 and write it in form 1 with a header naming the property
 // Arguments starting with '-' that are not modes are ignored, as libFuzzer's flags would be.
@@ -58,6 +59,8 @@ std::string commented(const std::string& text) {
 int printMode(const char* path) {
   std::optional<wb::fuzz::InputProgram> program = programOf(path);
   if (!program) return 1;
+  // The seed header is what `wbcheck shrink` reads to run the oracle on the same inputs.
+  std::printf("# seed: %llu\n", static_cast<unsigned long long>(program->scope.seed));
   std::fputs(wb::writeProgram(program->program).c_str(), stdout);
   return 0;
 }
