@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -192,6 +193,17 @@ void placeWith(benchmark::State& state, Maker make, Placement placement) {
   state.SetComplexityN(state.range(0));
 }
 
+// The whole `early` placement on 10^6 nodes / 10^4 buffers. Opt-in (WBCHECK_BENCH_LARGE=1):
+// with the current core/rewrite.cpp, which rebuilds the set of node names for every copy, the
+// surgery alone is O(copies * nodes log nodes) and takes hours at this size.
+void BM_EarlyPlace_Large(benchmark::State& state) {
+  if (!std::getenv("WBCHECK_BENCH_LARGE")) {
+    state.SkipWithError("set WBCHECK_BENCH_LARGE=1 to run (needs the linear-time insertWriteBacks)");
+    return;
+  }
+  placeWith(state, state.range(2) ? decoderProgram : chainProgram, Placement::Early);
+}
+
 void BM_EarlyPlan_Chain(benchmark::State& s) { plan(s, chainProgram); }
 void BM_EarlyPlan_Decoder(benchmark::State& s) { plan(s, decoderProgram); }
 void BM_Analysis_Decoder(benchmark::State& s) { analysis(s, decoderProgram); }
@@ -220,6 +232,7 @@ BENCHMARK(BM_EarlyPlace_Chain)->Apply(placeSizes);
 BENCHMARK(BM_EarlyPlace_Decoder)->Apply(placeSizes);
 BENCHMARK(BM_Pr20744Place_Chain)->Apply(placeSizes);
 BENCHMARK(BM_Pr20744Place_Decoder)->Apply(placeSizes);
+BENCHMARK(BM_EarlyPlace_Large)->Args({1'000'000, 10'000, 0})->Args({1'000'000, 10'000, 1})->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 }  // namespace wb
