@@ -353,6 +353,17 @@ void checkInvariants(const Program& p, const SchemaTable& table, const std::stri
     Program again = place(q, placed == &early ? Placement::Early : Placement::End, table).program;
     EXPECT_TRUE(again == q) << "placing again changed the program";
   }
+  // Under early, each copy sits right after what binds it: only other inserted nodes (copies,
+  // clones) may stand between the binding node and the copy.
+  std::set<std::string> original;
+  for (const Node& node : p.graph.nodes) original.insert(node.name);
+  for (const CopyExplanation& e : early.copies) {
+    const Graph& g = early.program.graph;
+    const std::size_t at = g.indexOf(e.copyNode).value(), binding = g.indexOf(e.bindingNode).value();
+    ASSERT_LT(binding, at) << e.text;
+    for (std::size_t i = binding + 1; i < at; ++i)
+      EXPECT_FALSE(original.count(g.nodes[i].name)) << e.copyNode << " could go before %" << g.nodes[i].name;
+  }
   EXPECT_EQ(early.copies.size(), end.copies.size());
   std::map<std::size_t, std::size_t> e = originalNodesBeforeCopies(p, early), n = originalNodesBeforeCopies(p, end);
   for (const auto& [output, before] : e) EXPECT_LE(before, n.at(output)) << "output " << output;
