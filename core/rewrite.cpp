@@ -3,6 +3,9 @@
 
 #include <set>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace wb {
 
@@ -21,22 +24,52 @@ RewriteResult insertWriteBacks(const Program& program, const std::vector<CopyIns
   const Graph& in = program.graph;
   const std::vector<Arg> returned = in.returnedValues();
 
-  // Name and build every copy first, so names are fresh against the whole result.
+  // Name and build every copy first, so names are fresh against the whole result. A placement
+  // may insert 10^4 copies into 10^6 nodes, so the input is scanned once: for the names a
+  // fresh copy name could collide with, and for the nodes whose type a copy takes. Fresh names
+  // follow freshName's sequence (copy_, copy__1, ...): names are only ever added, so each copy
+  // takes the first unused candidate after the previous one.
+  std::unordered_map<std::string_view, const Node*> valueNodes;  // first node with that name
+  for (const CopyInsertion& req : requests) valueNodes.emplace(program.signature.outputs.at(req.outputIndex).name, nullptr);
+  std::unordered_set<std::string> taken;  // names of the form copy_* in use
+  for (const Node& n : in.nodes) {
+    if (n.name.starts_with("copy_")) taken.insert(n.name);
+    if (auto it = valueNodes.find(n.name); it != valueNodes.end() && !it->second) it->second = &n;
+  }
+  std::unordered_map<std::string_view, const InputSpec*> buffers, userInputs;  // first match wins
+  for (const InputSpec& s : program.signature.inputs) {
+    if (s.kind == InputKind::Buffer) buffers.emplace(s.target, &s);
+    if (s.kind == InputKind::UserInput) userInputs.emplace(s.name, &s);
+  }
+  std::size_t suffix = 0;  // 0: the bare base
+  auto nextName = [&]() {
+    for (;; ++suffix) {
+      std::string candidate = suffix == 0 ? std::string("copy_") : "copy__" + std::to_string(suffix);
+      if (taken.insert(candidate).second) {
+        ++suffix;
+        return candidate;
+      }
+    }
+  };
+
   RewriteResult result;
-  Graph scratch = in;
   std::vector<Node> copies;
   copies.reserve(requests.size());
   for (const CopyInsertion& req : requests) {
     const OutputSpec& spec = program.signature.outputs.at(req.outputIndex);
-    const InputSpec* target = program.signature.mutatedInput(spec);
+    const InputSpec* target = nullptr;
+    if (spec.kind == OutputKind::BufferMutation) {
+      if (auto it = buffers.find(spec.target); it != buffers.end()) target = it->second;
+    } else if (spec.kind == OutputKind::UserInputMutation) {
+      if (auto it = userInputs.find(spec.target); it != userInputs.end()) target = it->second;
+    }
     if (!target) throw std::logic_error("insertWriteBacks: unresolved mutation target " + spec.target);
     Node copy;
-    copy.name = freshName(scratch, "copy_");
+    copy.name = nextName();
     copy.op = NodeOp::CallFunction;
     copy.target = "aten::copy_";
     copy.args = {Arg::ref(target->name), returned.at(req.outputIndex)};
-    if (const Node* value = in.find(spec.name)) copy.typeText = value->typeText;
-    scratch.nodes.push_back(copy);  // reserve the name
+    if (const Node* value = valueNodes.at(spec.name)) copy.typeText = value->typeText;
     result.copyNames.push_back(copy.name);
     copies.push_back(std::move(copy));
   }
@@ -46,8 +79,13 @@ RewriteResult insertWriteBacks(const Program& program, const std::vector<CopyIns
   std::vector<std::vector<std::size_t>> after(in.nodes.size());
   for (std::size_t r = 0; r < requests.size(); ++r) after.at(requests[r].afterNode).push_back(r);
   Program& out = result.program;
-  out = program;
-  out.graph.nodes.clear();
+  // Everything but the nodes is copied as is (the nodes are laid out below, copied once).
+  out.signature = program.signature;
+  out.schemas = program.schemas;
+  out.submodules = program.submodules;
+  out.rangeConstraints = program.rangeConstraints;
+  out.signatureInferred = program.signatureInferred;
+  out.graph.nodes.reserve(in.nodes.size() + copies.size());
   for (std::size_t i = 0; i < in.nodes.size(); ++i) {
     const bool isOutput = in.nodes[i].isOutput();
     if (!isOutput) out.graph.nodes.push_back(in.nodes[i]);
