@@ -36,7 +36,10 @@ struct CopyExplanation {
 };
 
 struct PlacedProgram {
-  Program program;                        // the program with its copies, valid
+  // The program with its copies. Valid for every placement but `upstream`, whose positional
+  // renaming of mutation specs (bug B2) can leave specs naming values other than the ones at
+  // their positions, exactly as ExecuTorch's signature then does.
+  Program program;
   std::vector<CopyExplanation> copies;    // one per inserted copy, in graph order
   std::vector<std::string> skipped;       // mutation specs left without a copy, with reason
   // Set when the modelled algorithm itself fails on this program (e.g. pr20744's IndexError
