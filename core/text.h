@@ -27,7 +27,28 @@ struct ReadLimits {
   std::int64_t maxDimSize = std::int64_t{1} << 40;
 };
 
-// Reads a program. `fileName` is used in diagnostics only.
+// Reads a program. `fileName` is used in diagnostics only. The reader stops at the first error
+// and returns it with its position; it checks what it can see itself (syntax, limits, duplicate
+// names, references to undefined or later nodes, signature names that are no node) and leaves
+// the rest of the structure to validate().
+//
+// Decisions the formats leave open:
+// - Text before the program (imports of a minifier repro, a comment header) and after it
+//   (a repro's driver code, test-harness remnants) that is none of the known sections is ignored.
+// - Inferred signatures: `b_x` is a BUFFER with target "x" and persistent=True; `p_x` a
+//   PARAMETER; `c_x` and `_lifted_tensor_constant*` CONSTANT_TENSORs; anything else a USER_INPUT
+//   (so make_fx's `b_1` reads as a buffer). Only copies into BUFFER or USER_INPUT placeholders
+//   are lifted; the block stops at the first copy (from the end) that cannot be.
+// - Unlifted code (`ep.module()`): a `self.a.b` read that a trailing copy_ writes becomes a BUFFER
+//   placeholder that keeps its code name (`a_b`, not FX's `b_a_b`), with target "a.b", moved in
+//   front of the other placeholders; other attribute reads stay get_attr nodes.
+// - `return x` keeps a single value (output.args[0] is the Ref), `return (x,)` a tuple.
+// - Submodules (nested classes, at any depth) are kept flat in the order their classes start.
+// - Infix operators on symbolic sizes (`sym_size_int * 2`) read as `operator.mul` calls.
+//
+// read(write(p)) == p holds for every program whose graphs are in form-1 order (placeholders
+// first, one output node last), whose call targets are normalised (normaliseTarget(t) == t),
+// node names are identifiers, and whose meta values contain no ',' and placeholders carry no meta.
 Result<Program> readProgram(std::string_view text, std::string_view fileName = "<string>",
                             const ReadLimits& limits = {});
 
