@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -72,15 +73,19 @@ struct WorkerCounts {
   std::uint64_t diverging = 0;  // cases on which the placement diverged or failed
 };
 
-// Per classification of an unshrunk case, how many we shrink: the first few of each kind give
-// the distinct shrunk shapes; more of them cost time and rarely add one.
+// Which findings to shrink. Shrinking costs about ten cases, and a third of the cases of a
+// buggy placement diverge, so not all: the first few per unshrunk key give the distinct
+// shapes; beyond that, a case is still shrunk while one of the classes its program matches
+// (it may shrink to any of them) has been found fewer than kShrunkPerClass times.
 constexpr int kShrinksPerUnshrunkKey = 12;
+constexpr int kShrunkPerClass = 3;
 
 void runWorker(const WorkerConfig& config, const std::function<void(const gen::FindingRecord&)>& report,
                const std::function<void(const WorkerCounts&)>& progress, const std::function<bool()>& stop) {
   const gen::Generator generator(gen::campaignGenOptions(config.campaign));
   const SchemaTable& builtins = generator.schemas();
   std::map<std::string, int> shrinksByUnshrunkKey;
+  std::map<gen::HazardClass, int> shrunkByClass;
   std::set<std::string> seenShapes;
   WorkerCounts counts;
   Clock::time_point lastProgress = Clock::now();
@@ -97,11 +102,14 @@ void runWorker(const WorkerConfig& config, const std::function<void(const gen::F
     if (result.finding) {
       ++counts.diverging;
       const double foundAt = secondsSince(config.start);
-      if (shrinksByUnshrunkKey[gen::describe(*result.finding)]++ < kShrinksPerUnshrunkKey) {
+      const bool mayAddAClass = std::any_of(result.features.begin(), result.features.end(),
+                                            [&](gen::HazardClass h) { return shrunkByClass[h] < kShrunkPerClass; });
+      if (shrinksByUnshrunkKey[gen::describe(*result.finding)]++ < kShrinksPerUnshrunkKey || mayAddAClass) {
         const gen::ShrunkFinding shrunk =
             gen::shrinkFinding(result.program, *result.finding, seed, config.campaign.inputs, builtins);
         gen::FindingRecord record;
         record.key = shrunk.key;
+        ++shrunkByClass[shrunk.key.hazard];
         record.shape = gen::shapeOf(shrunk.program);
         record.seed = seed;
         record.secondsToFind = foundAt;

@@ -205,7 +205,7 @@ std::string describe(const FindingKey& key) {
   return s + ": " + std::string(hazardLabel(key.hazard));
 }
 
-// The rules, first match wins. The order goes from what the placement's own result shows
+// The rules (matchingHazards evaluates them all; the class is the first that applies). The order goes from what the placement's own result shows
 // (it failed; it skipped a write-back; it moved outputs) to program features, most specific
 // first, so that a shrunk program carrying two features is named by the one that decides:
 //   1. the placement failed: H7 if the program has no placeholders, B2 if it is upstream
@@ -226,23 +226,32 @@ std::string describe(const FindingKey& key) {
 //      or writes B, or writes V, through an alias of it: "alias through view" (views,
 //      getitems, `*_copy` in alias mode) or "alias through in-place result";
 //   9. otherwise "unclassified".
-HazardClass classifyHazard(const Program& program, const oracle::CheckReport& report, const SchemaTable& schemas) {
+std::vector<HazardClass> matchingHazards(const Program& program, const oracle::CheckReport& report,
+                                         const SchemaTable& schemas) {
+  std::vector<HazardClass> matches;
+  auto match = [&](HazardClass h) {
+    if (std::find(matches.begin(), matches.end(), h) == matches.end()) matches.push_back(h);
+  };
   const bool upstreamReorders = report.placement == Placement::Upstream && outputsReordered(program, schemas);
   if (report.placementFailure) {
-    if (!hasPlaceholders(program)) return HazardClass::H7NoPlaceholders;
+    if (!hasPlaceholders(program)) match(HazardClass::H7NoPlaceholders);
     // Upstream fails only when its positional spec renaming names the wrong node (B2).
-    return report.placement == Placement::Upstream ? HazardClass::B2OutputOrder : HazardClass::PlacementFailed;
+    match(report.placement == Placement::Upstream ? HazardClass::B2OutputOrder : HazardClass::PlacementFailed);
+    return matches;
   }
-  if (skipsAWriteBack(program, report.placement, schemas)) return HazardClass::B1OtherLineage;
+  if (skipsAWriteBack(program, report.placement, schemas)) match(HazardClass::B1OtherLineage);
   if (upstreamReorders && std::any_of(report.bugs.begin(), report.bugs.end(),
                                       [](const oracle::Mismatch& m) { return m.difference.isOutput; }))
-    return HazardClass::B2OutputOrder;
+    match(HazardClass::B2OutputOrder);
   {
     const AliasInfo aliases = analyzeAliases(program, schemas);
-    if (selectWriteBacks(program, aliases).writeBacks.empty()) return HazardClass::DceStorageWriter;
+    if (selectWriteBacks(program, aliases).writeBacks.empty()) {
+      match(HazardClass::DceStorageWriter);
+      return matches;
+    }
   }
-  if (hasShareAlloc(program)) return HazardClass::H6ShareAlloc;
-  if (hasListWrite(program, schemas)) return HazardClass::H4ListArgument;
+  if (hasShareAlloc(program)) match(HazardClass::H6ShareAlloc);
+  if (hasListWrite(program, schemas)) match(HazardClass::H4ListArgument);
 
   const bool aliasOnly = viewModesOf(report) == "alias-views";
   AliasOptions aliasOptions;
@@ -251,10 +260,11 @@ HazardClass classifyHazard(const Program& program, const oracle::CheckReport& re
   const WriteBackSelection selection = selectWriteBacks(program, aliases);
   for (const WriteBack& a : selection.writeBacks)
     for (const WriteBack& b : selection.writeBacks)
-      if (a.outputIndex != b.outputIndex && aliases.mayAliasRoot(b.value, a.buffer)) return HazardClass::B3H8CopyOrder;
+      if (a.outputIndex != b.outputIndex && aliases.mayAliasRoot(b.value, a.buffer)) match(HazardClass::B3H8CopyOrder);
 
-  if (aliasOnly && hasCopyView(program)) return HazardClass::H5ViewCopy;
+  if (aliasOnly && hasCopyView(program)) match(HazardClass::H5ViewCopy);
 
+  bool ancestorOrSibling = false;
   std::optional<HazardClass> indirect;
   const NodeId output = aliases.outputNode();
   for (const WriteBack& wb : selection.writeBacks) {
@@ -265,9 +275,9 @@ HazardClass classifyHazard(const Program& program, const oracle::CheckReport& re
       for (const RootAccess& w : aliases.writes(n)) {
         if (std::find(valueRoots.begin(), valueRoots.end(), w.root) == valueRoots.end()) continue;
         if (w.via == wb.value || w.via == kNoNode) continue;
-        if (!fromValue[w.via]) return HazardClass::H10AncestorSibling;
-        if (!indirect) indirect = isViewLike(program, w.via, aliases) ? HazardClass::AliasThroughView
-                                                                      : HazardClass::AliasThroughInplace;
+        if (!fromValue[w.via]) ancestorOrSibling = true;
+        else if (!indirect)
+          indirect = isViewLike(program, w.via, aliases) ? HazardClass::AliasThroughView : HazardClass::AliasThroughInplace;
       }
       auto touchesBuffer = [&](std::span<const RootAccess> accesses) {
         for (const RootAccess& r : accesses)
@@ -279,9 +289,15 @@ HazardClass classifyHazard(const Program& program, const oracle::CheckReport& re
       touchesBuffer(aliases.writes(n));
     }
   }
-  if (indirect) return *indirect;
-  if (hasCopyView(program)) return HazardClass::H5ViewCopy;  // both modes, no other feature
-  return HazardClass::Unclassified;
+  if (ancestorOrSibling) match(HazardClass::H10AncestorSibling);
+  if (indirect) match(*indirect);
+  if (hasCopyView(program)) match(HazardClass::H5ViewCopy);  // both modes, no other feature
+  return matches;
+}
+
+HazardClass classifyHazard(const Program& program, const oracle::CheckReport& report, const SchemaTable& schemas) {
+  const std::vector<HazardClass> matches = matchingHazards(program, report, schemas);
+  return matches.empty() ? HazardClass::Unclassified : matches.front();
 }
 
 std::optional<FindingKey> classifyFinding(const Program& program, const oracle::CheckReport& report,
@@ -324,6 +340,7 @@ CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const Gen
   check.seed = seed;
   result.report = oracle::check(result.program, check, schemas);
   result.finding = classifyFinding(result.program, result.report, schemas);
+  if (result.finding) result.features = matchingHazards(result.program, result.report, schemas);
   return result;
 }
 
@@ -338,8 +355,29 @@ std::uint64_t caseSeed(std::uint64_t runSeed, int job, std::uint64_t index) {
   return splitmix64(mixed);
 }
 
+namespace {
+
+// A slice whose constant bounds select nothing while its annotation says otherwise. Only the
+// reducer makes these (shrink-constant moves `end` to 0), and the element-tier oracle crashes
+// on them when an index op then reads the empty dimension (reported to the oracle's owner;
+// example in the campaign report). Rejecting such candidates keeps shrinking safe meanwhile.
+bool hasEmptyConstantSlice(const Program& program) {
+  for (const Node& n : program.graph.nodes) {
+    if (!isCall(n) || n.target.rfind("aten::slice", 0) != 0 || n.args.size() < 4) continue;
+    const Arg& start = n.args[2];
+    const Arg& end = n.args[3];
+    if (start.kind == Arg::Kind::Int && end.kind == Arg::Kind::Int && start.integer >= 0 && end.integer >= 0 &&
+        end.integer <= start.integer)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool reproducesFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
                        const SchemaTable& builtins) {
+  if (hasEmptyConstantSlice(program)) return false;
   const SchemaTable schemas = schemasFor(program, builtins);
   oracle::CheckOptions check;
   check.placement = key.placement;

@@ -81,8 +81,14 @@ std::string describe(const FindingKey& key);
 std::optional<FindingKey> classifyFinding(const Program& program, const oracle::CheckReport& report,
                                           const SchemaTable& schemas);
 
-// The rules alone, for a program on which `placement` shows `report`'s divergence.
+// The rules alone, for a program on which `placement` shows `report`'s divergence: the first
+// class of matchingHazards(), or Unclassified.
 HazardClass classifyHazard(const Program& program, const oracle::CheckReport& report, const SchemaTable& schemas);
+// Every rule that applies, in rule order. On an unshrunk program several usually do; the
+// campaign uses them to decide which findings are worth shrinking (one that may still shrink
+// to a class not found yet).
+std::vector<HazardClass> matchingHazards(const Program& program, const oracle::CheckReport& report,
+                                         const SchemaTable& schemas);
 
 // ---------------------------------------------------------------------------------------------
 // One case.
@@ -104,6 +110,7 @@ struct CaseResult {
   Program program;                // as generated
   oracle::CheckReport report;
   std::optional<FindingKey> finding;  // set iff the placement diverged or failed
+  std::vector<HazardClass> features;  // matchingHazards() when there is a finding
 };
 
 // Generates the program of `seed` and checks it with options.placement. `generator` must have
