@@ -184,8 +184,9 @@ TEST(Malformed, EveryCaseGetsAPositionedDiagnostic) {
     EXPECT_EQ(d.line, c.line) << d.format();
     EXPECT_EQ(d.column, expectedColumn(c, lineOf(c.text, c.line))) << d.format();
     EXPECT_NE(d.message.find(c.message), std::string::npos) << d.format();
-    if (c.line > 0 && !c.text.empty() && c.message.find("limit of 10") == std::string::npos)
+    if (c.line > 0 && !c.text.empty() && c.message.find("limit of 10") == std::string::npos) {
       EXPECT_EQ(d.lineText, lineOf(c.text, c.line));
+    }
     std::string formatted = d.format();
     EXPECT_EQ(formatted.rfind("bad.txt:" + std::to_string(c.line) + ":" + std::to_string(d.column) + ": ", 0), 0u) << formatted;
   }
