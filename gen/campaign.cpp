@@ -326,11 +326,53 @@ GenOptions campaignGenOptions(const CampaignOptions& options) {
   return gen;
 }
 
+namespace {
+constexpr double kSparseFamilyOdds = 0.15;  // per family, in a sparse policy
+}  // namespace
+
+Policy sparsePolicy(std::uint64_t seed) {
+  RandomChoices choices(seed ^ 0x5a5a'c0de'f00d'1234ULL);  // a stream apart from the generator's
+  auto on = [&](double odds = kSparseFamilyOdds) { return choices.flip(odds); };
+  Policy p;
+  p.copyViews = on();
+  p.realViews = on();
+  p.viewsOfViews = on();
+  p.inplaceOnBuffers = on();
+  p.inplaceOnValues = on(0.8);
+  p.listOps = on();
+  p.outVariants = on();
+  p.shareAlloc = on();
+  p.schemaLess = on();
+  p.mutableCustomOps = on();
+  p.delegates = on();
+  p.kvCacheOps = on();
+  p.severalBuffers = on();
+  p.userInputMutation = on();
+  p.placeholderValues = on();
+  p.dependentCopies = on();
+  p.cyclicCopies = on();
+  p.lineageSameTarget = on();
+  p.lineageOtherTarget = on();
+  p.noPlaceholders = on(0.04);
+  p.outputsAliasBuffers = on();
+  p.fqnCollision = on(0.1);
+  p.shuffledOutputs = on();
+  return p;
+}
+
 CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const Generator& generator) {
   CaseResult result;
   result.seed = seed;
   RandomChoices choices(seed);
-  Generated generated = generator.generate(choices);
+  RandomChoices share(seed ^ 0x0123'4567'89ab'cdefULL);
+  Generated generated;
+  if (options.sparsePolicyShare > 0 && share.flip(options.sparsePolicyShare)) {
+    GenOptions sparse = generator.options();
+    sparse.policy = sparsePolicy(seed);
+    generated = Generator(sparse, generator.schemas()).generate(choices);
+  } else {
+    generated = generator.generate(choices);
+  }
   result.mode = generated.mode;
   result.program = std::move(generated.program);
   const SchemaTable schemas = schemasFor(result.program, generator.schemas());

@@ -99,7 +99,15 @@ struct CampaignOptions {
   int maxNodes = 10;            // body nodes per generated program
   int inputs = 3;               // oracle input sets (as `wbcheck check`'s default, so the
                                 // replay line reproduces it)
+  // Share of cases generated with a sparse policy drawn by the campaign (each family on with
+  // probability 0.15, in-place ops on values 0.8) instead of the generator's own dense swarm: fewer families
+  // per program make rare combinations of one family (H10: an in-place write to an ancestor
+  // of a mutation value) several times likelier (Csmith's swarm testing, taken further).
+  double sparsePolicyShare = 0.5;
 };
+
+// The sparse policy of a case: deterministic in the case seed.
+Policy sparsePolicy(std::uint64_t seed);
 
 // The generator options a campaign uses for `options`.
 GenOptions campaignGenOptions(const CampaignOptions& options);
