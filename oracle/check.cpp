@@ -19,16 +19,17 @@ struct Executables {
   bool sameInBothModes = false;  // no `*_copy` views: the alias-views runs repeat the copy-views ones
 };
 
-// Compiles everything in one tier; the error of the first program that does not compile.
-std::optional<std::string> compileAll(const Program& program, const Program* placed, const SchemaTable& schemas,
-                                      Tier tier, Executables& out) {
-  auto one = [&](const Program& p, ViewMode mode, bool value, Executable& exe) -> std::optional<std::string> {
+// Compiles everything in one tier; the error of the first program that does not compile. The
+// analyses are shared by every compile of their program (five compiles, two analyses).
+std::optional<std::string> compileAll(const detail::Analysis& program, const detail::Analysis* placed, Tier tier,
+                                      Executables& out) {
+  auto one = [&](const detail::Analysis& p, ViewMode mode, bool value, Executable& exe) -> std::optional<std::string> {
     ExecOptions options;
     options.placedProgram = &p == placed;
     options.tier = tier;
     options.viewMode = mode;
     options.valueSemantics = value;
-    Result<Executable> r = compile(p, schemas, options);
+    Result<Executable> r = detail::compileAnalysed(p, options);
     if (!r) return r.errors.empty() ? std::string("cannot compile") : r.errors.front().message;
     exe = *r;
     return std::nullopt;
@@ -114,10 +115,14 @@ CheckReport check(const Program& program, const CheckOptions& options, const Sch
 
   Executables exes;
   report.tier = Tier::Element;
-  if (std::optional<std::string> why = compileAll(program, placedProgram, schemas, Tier::Element, exes)) {
+  const detail::Analysis analysis = detail::analyse(program, schemas);
+  std::optional<detail::Analysis> placedAnalysis;
+  if (placedProgram) placedAnalysis = detail::analyse(*placedProgram, schemas);
+  const detail::Analysis* placedPtr = placedAnalysis ? &*placedAnalysis : nullptr;
+  if (std::optional<std::string> why = compileAll(analysis, placedPtr, Tier::Element, exes)) {
     report.tier = Tier::Storage;
     report.tierReason = *why;
-    if (std::optional<std::string> error = compileAll(program, placedProgram, schemas, Tier::Storage, exes)) {
+    if (std::optional<std::string> error = compileAll(analysis, placedPtr, Tier::Storage, exes)) {
       report.verdict = Verdict::Error;
       report.error = *error;
       return report;

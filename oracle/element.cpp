@@ -18,7 +18,11 @@
 //   with shapes from the node's annotation. An in-place or mutating uninterpreted op writes
 //   H(op, inputs, k, position) into each written argument k; its result, if it aliases
 //   argument k, is that argument (storage model) or a fresh tensor with the same contents
-//   (value model), so S_par and F agree on well-formed programs.
+//   (value model), so S_par and F agree on well-formed programs. Under F a written argument
+//   that is not an in-place-kind op's returned self is rebound to a fresh tensor with those
+//   contents (oracle.h: mutable custom ops, out=, Tensor(a!)[] lists).
+// - Results of a tuple-returning node (printed without an annotation) take their shapes from
+//   the annotations of the getitems that take them; an element no getitem takes needs none.
 // - Schema-less targets (custom ops without a schema, delegates, higher-order ops,
 //   call_module): all tensor arguments are read; results are fresh (hashed, shaped by the
 //   annotation, or an opaque digest when there is none); arguments are NOT written. Why: the
@@ -28,9 +32,11 @@
 //   ill-formed finding) and never contradicts the analysis. The verdict for a placement that
 //   respects the analysis does not depend on this choice.
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <numeric>
 #include <unordered_map>
+#include <utility>
 
 #include "oracle/ops.h"
 
@@ -38,9 +44,68 @@ namespace wb::oracle::detail {
 
 namespace {
 
-using Shape = std::vector<std::int64_t>;
 using Offsets = std::vector<std::uint32_t>;
 using Buffer = std::vector<std::uint64_t>;
+
+// A compile error: the program cannot be run in the element tier.
+struct Unsupported {
+  std::string why;
+};
+
+// Sizes or strides, stored inline: layouts are copied with every value a compile resolves, so
+// a heap allocation per shape dominated compile time. A rank above kMaxRank is left to the
+// storage tier (PyTorch programs stay far below it).
+class Shape {
+ public:
+  static constexpr std::size_t kMaxRank = 16;
+  Shape() = default;
+  Shape(std::size_t n, std::int64_t value) { assign(n, value); }
+  Shape(std::initializer_list<std::int64_t> values) {
+    for (std::int64_t v : values) push_back(v);
+  }
+  explicit Shape(const std::vector<std::int64_t>& values) {
+    for (std::int64_t v : values) push_back(v);
+  }
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  std::int64_t& operator[](std::size_t i) { return data_[i]; }
+  std::int64_t operator[](std::size_t i) const { return data_[i]; }
+  std::int64_t* begin() { return data_.data(); }
+  std::int64_t* end() { return data_.data() + size_; }
+  const std::int64_t* begin() const { return data_.data(); }
+  const std::int64_t* end() const { return data_.data() + size_; }
+  void clear() { size_ = 0; }
+  void push_back(std::int64_t v) {
+    if (size_ == kMaxRank) tooLarge();
+    data_[size_++] = v;
+  }
+  void assign(std::size_t n, std::int64_t value) {
+    if (n > kMaxRank) tooLarge();
+    std::fill_n(data_.begin(), n, value);
+    size_ = static_cast<std::uint8_t>(n);
+  }
+  std::int64_t* insert(std::int64_t* at, std::int64_t v) {
+    if (size_ == kMaxRank) tooLarge();
+    std::copy_backward(at, end(), end() + 1);
+    *at = v;
+    ++size_;
+    return at;
+  }
+  std::int64_t* erase(std::int64_t* at) {
+    std::copy(at + 1, end(), at);
+    --size_;
+    return at;
+  }
+  friend bool operator==(const Shape& a, const Shape& b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
+
+ private:
+  [[noreturn]] static void tooLarge() {
+    throw Unsupported{"rank above " + std::to_string(kMaxRank) + " (element tier)"};
+  }
+  std::array<std::int64_t, kMaxRank> data_{};
+  std::uint8_t size_ = 0;
+};
 
 struct Layout {
   std::uint32_t storage = 0;
@@ -75,10 +140,9 @@ bool isContiguous(const Layout& l) {
 struct CValue {
   enum class Kind : std::uint8_t { None, Int, Float, Bool, Text, Tensor, List, Opaque };
   Kind kind = Kind::None;
-  std::int64_t i = 0;
+  std::int64_t i = 0;  // Int, Bool; Text: the hash of the text
   double f = 0;
   bool b = false;
-  std::string text;
   Layout t;
   std::vector<CValue> items;
   std::uint32_t slot = 0;  // Opaque: index of its runtime digest
@@ -111,11 +175,6 @@ struct EndWrite {
   Offsets value;   // the mutation value, broadcast to the target's shape
 };
 
-// A compile error: the program cannot be run in the element tier.
-struct Unsupported {
-  std::string why;
-};
-
 }  // namespace
 
 struct ElementProgram {
@@ -126,8 +185,12 @@ struct ElementProgram {
   std::vector<std::vector<Step>> steps;  // per node
   std::vector<Source> nodeResults;       // per node
   std::vector<std::pair<std::string, Source>> placeholders;
-  std::vector<std::pair<std::string, Source>> referenceOutputs;  // Par, Seq, Value
-  std::vector<std::pair<std::string, Source>> placedOutputs;     // Placed
+  struct Output {
+    std::string label;
+    Source reference;             // Par, Seq, Value
+    std::optional<Source> placed;  // Placed, where it differs (a user-input mutation's value)
+  };
+  std::vector<Output> outputs;
   std::vector<EndWrite> endWrites;                               // in output-spec order
 };
 
@@ -145,11 +208,6 @@ void gather(const RunState& st, const Offsets& offsets, Buffer& out) {
 void scatter(RunState& st, const Offsets& offsets, const Buffer& values) {
   std::uint64_t* arena = st.arena.data();
   for (std::size_t i = 0; i < offsets.size(); ++i) arena[offsets[i]] = values[i];
-}
-
-std::uint64_t hashBuffer(std::uint64_t h, const Buffer& values) {
-  for (std::uint64_t v : values) h = combine(h, v);
-  return h;
 }
 
 std::uint64_t readSourceHash(const RunState& st, const Source& s) {
@@ -215,8 +273,8 @@ Step makeStep(std::vector<Operand> ins, std::vector<std::size_t> outSizes, Compu
 
 class ElementCompiler {
  public:
-  ElementCompiler(const Program& program, const SchemaTable& schemas, const ExecOptions& options)
-      : program_(program), schemas_(schemas), options_(options), valueModel_(options.valueSemantics) {}
+  ElementCompiler(const Analysis& analysis, const ExecOptions& options)
+      : analysis_(analysis), program_(*analysis.program), options_(options), valueModel_(options.valueSemantics) {}
 
   Result<std::shared_ptr<const ElementProgram>> compile() {
     try {
@@ -235,18 +293,18 @@ class ElementCompiler {
   }
 
  private:
+  const Analysis& analysis_;
   const Program& program_;
-  const SchemaTable& schemas_;
   const ExecOptions& options_;
   bool valueModel_;
   ElementProgram out_;
   std::vector<CValue> values_;
-  std::unordered_map<std::string_view, std::size_t> index_;
+  // The placeholders as declared (values_ may rebind one under F; the observations and end
+  // writes are of the declared storage).
+  std::vector<CValue> declared_;
   std::vector<std::int64_t> storageBase_, storageSize_;
   std::uint32_t opaqueSlots_ = 0;
   std::size_t budget_ = 0;
-  std::vector<bool> keptViewCopy_;      // view_copy nodes that stay copies in the alias mode
-  std::vector<std::vector<std::size_t>> getitemUsers_;  // per node: its getitem users
 
   [[noreturn]] static void fail(std::string why) { throw Unsupported{std::move(why)}; }
 
@@ -279,10 +337,16 @@ class ElementCompiler {
     std::int64_t n = numelOf(l.sizes);
     charge(static_cast<std::size_t>(n));
     Offsets offs;
-    offs.reserve(static_cast<std::size_t>(n));
     const std::int64_t base = storageBase_[l.storage], size = storageSize_[l.storage];
     if (n == 0) return offs;
-    std::vector<std::int64_t> idx(l.sizes.size(), 0);
+    if (isContiguous(l)) {  // most layouts (every fresh tensor): one range, no index walk
+      if (l.offset < 0 || l.offset + n > size) fail("a view reaches outside its storage (as_strided?)");
+      offs.resize(static_cast<std::size_t>(n));
+      std::iota(offs.begin(), offs.end(), static_cast<std::uint32_t>(base + l.offset));
+      return offs;
+    }
+    offs.reserve(static_cast<std::size_t>(n));
+    Shape idx(l.sizes.size(), 0);
     std::int64_t pos = l.offset;
     for (std::int64_t e = 0; e < n; ++e) {
       if (pos < 0 || pos >= size) fail("a view reaches outside its storage (as_strided?)");
@@ -339,8 +403,8 @@ class ElementCompiler {
       case Arg::Kind::Int: v.kind = CValue::Kind::Int; v.i = a.integer; return v;
       case Arg::Kind::Float: v.kind = CValue::Kind::Float; v.f = a.real; return v;
       case Arg::Kind::String:
-      case Arg::Kind::Token: v.kind = CValue::Kind::Text; v.text = a.text; return v;
-      case Arg::Kind::Ref: return values_.at(index_.at(a.text));
+      case Arg::Kind::Token: v.kind = CValue::Kind::Text; v.i = static_cast<std::int64_t>(hashText(a.text)); return v;
+      case Arg::Kind::Ref: return values_.at(analysis_.nodeOf(a.text));
       case Arg::Kind::List:
       case Arg::Kind::Tuple:
         v.kind = CValue::Kind::List;
@@ -382,7 +446,7 @@ class ElementCompiler {
       case CValue::Kind::Bool: return static_cast<std::uint64_t>(v.i);
       case CValue::Kind::Float: return scalarElement(v.f);
       case CValue::Kind::None: return 0;
-      case CValue::Kind::Text: return hashText(v.text);
+      case CValue::Kind::Text: return static_cast<std::uint64_t>(v.i);
       default: fail("expected a scalar");
     }
   }
@@ -401,12 +465,9 @@ class ElementCompiler {
   std::uint32_t newOpaque() { return opaqueSlots_++; }
 
   // The static shape of a node's annotation, or nullopt.
-  static std::optional<Shape> annotatedShape(const Node& n) {
-    std::optional<TensorType> type = n.tensorType();
-    if (!type || !type->isStatic()) return std::nullopt;
-    Shape s;
-    for (const Dim& d : type->shape) s.push_back(d.size);
-    return s;
+  std::optional<Shape> annotatedShape(std::size_t node) const {
+    if (!analysis_.nodes[node].shape) return std::nullopt;
+    return Shape(*analysis_.nodes[node].shape);
   }
 
   // --- the walk ---
@@ -414,11 +475,10 @@ class ElementCompiler {
   void run() {
     const Graph& g = program_.graph;
     values_.resize(g.nodes.size());
+    declared_.resize(g.nodes.size());
     out_.steps.resize(g.nodes.size());
     out_.nodeResults.resize(g.nodes.size());
     out_.valueModel = valueModel_;
-    for (std::size_t i = 0; i < g.nodes.size(); ++i) index_.emplace(g.nodes[i].name, i);
-    analyseUses();
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
       const Node& n = g.nodes[i];
       current_ = i;
@@ -437,18 +497,6 @@ class ElementCompiler {
   std::size_t current_ = 0;
 
   void emit(Step step) { out_.steps[current_].push_back(std::move(step)); }
-
-  void analyseUses() {
-    const Graph& g = program_.graph;
-    keptViewCopy_.assign(g.nodes.size(), false);
-    getitemUsers_.assign(g.nodes.size(), {});
-    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-      const Node& n = g.nodes[i];
-      if (n.op == NodeOp::CallFunction && n.target == "operator.getitem" && !n.args.empty() && n.args[0].isRef())
-        if (auto it = index_.find(n.args[0].text); it != index_.end()) getitemUsers_[it->second].push_back(i);
-    }
-    keptViewCopy_ = returnedAtVisiblePositions(program_);
-  }
 
   Source sourceOf(const CValue& v) {
     Source s;
@@ -473,7 +521,7 @@ class ElementCompiler {
       case CValue::Kind::Int:
       case CValue::Kind::Bool: s.constant = combine(1, static_cast<std::uint64_t>(v.i)); break;
       case CValue::Kind::Float: s.constant = combine(2, scalarElement(v.f)); break;
-      case CValue::Kind::Text: s.constant = combine(3, hashText(v.text)); break;
+      case CValue::Kind::Text: s.constant = combine(3, static_cast<std::uint64_t>(v.i)); break;
       case CValue::Kind::None: s.constant = 0; break;
     }
     return s;
@@ -487,19 +535,20 @@ class ElementCompiler {
   }
 
   void compilePlaceholder(const Node& n) {
-    std::optional<Shape> shape = annotatedShape(n);
+    std::optional<Shape> shape = annotatedShape(current_);
     if (!shape) fail("placeholder %" + n.name + " has no static tensor type");
     CValue v;
     v.kind = CValue::Kind::Tensor;
     v.t = fresh(*shape);
     fillFromSeed(v.t, hashText(n.name));
     values_[current_] = v;
+    declared_[current_] = v;
     out_.placeholders.emplace_back(n.name, Source{});
   }
 
   void compileGetAttr(const Node& n) {
     CValue v;
-    if (std::optional<Shape> shape = annotatedShape(n)) {
+    if (std::optional<Shape> shape = annotatedShape(current_)) {
       v.kind = CValue::Kind::Tensor;
       v.t = fresh(*shape);
       fillFromSeed(v.t, hashText("get_attr:" + n.target));
@@ -518,7 +567,8 @@ class ElementCompiler {
   struct Call {
     const Node& node;
     OpInfo info;
-    std::vector<CValue> args;  // bound to schema positions (schema ops only)
+    std::vector<CValue> args;            // bound to schema positions (schema ops only)
+    const std::vector<Arg>* bound = nullptr;  // the same arguments as written (for rebinding)
     const CValue& arg(std::string_view name) const {
       std::optional<std::size_t> i = info.schema->argumentIndex(name);
       if (!i) fail("schema of " + node.target + " has no argument '" + std::string(name) + "'");
@@ -528,20 +578,21 @@ class ElementCompiler {
   };
 
   void compileCall(const Node& n) {
-    OpInfo info = classify(n, schemas_);
+    const NodeFacts& facts = analysis_.nodes[current_];
+    const OpInfo& info = facts.info;
     if (info.getitem) return compileGetitem(n);
     if (!info.schema) return compileSchemaless(n, info);
-    std::string why;
-    std::optional<std::vector<Arg>> bound = bindArguments(n, *info.schema, why);
-    if (!bound) fail("%" + n.name + ": " + why);
-    Call call{n, info, {}};
-    for (const Arg& a : *bound) call.args.push_back(resolve(a));
+    if (!facts.bound) fail("%" + n.name + ": " + facts.bindError);
+    Call call{n, info, {}, &facts.args};
+    call.args.reserve(facts.args.size());
+    for (const Arg& a : facts.args) call.args.push_back(resolve(a));
     CValue result;
     if (isViewKind(info.kind) && !info.outVariant) result = compileView(call);
     else if (info.kind == OpKind::SymSize) {
       const Layout& self = tensorArg(call.arg("self"), "self");
       result.kind = CValue::Kind::Int;
-      result.i = self.sizes.at(static_cast<std::size_t>(normDim(asInt(call.arg("dim"), "dim"), self.sizes.size())));
+      if (self.sizes.empty()) fail("sym_size of a 0-d tensor");
+      result.i = self.sizes[static_cast<std::size_t>(normDim(asInt(call.arg("dim"), "dim"), self.sizes.size()))];
     } else if (isViewKind(info.kind)) result = compileListViewOut(call);
     else if (info.kind == OpKind::Hash) result = compileHashOp(call);
     else result = compileKernel(call);
@@ -550,7 +601,7 @@ class ElementCompiler {
 
   void compileGetitem(const Node& n) {
     if (n.args.size() < 2 || !n.args[0].isRef()) fail("getitem needs a container and an index");
-    const CValue& container = values_.at(index_.at(n.args[0].text));
+    const CValue& container = values_.at(analysis_.nodeOf(n.args[0].text));
     std::int64_t i = asInt(resolve(n.args[1]), "getitem index");
     if (container.kind == CValue::Kind::List) {
       std::int64_t size = static_cast<std::int64_t>(container.items.size());
@@ -564,7 +615,7 @@ class ElementCompiler {
     std::uint32_t from = container.slot;
     std::uint64_t salt = combine(hashText("getitem"), static_cast<std::uint64_t>(i));
     CValue v;
-    if (std::optional<Shape> shape = annotatedShape(n)) {
+    if (std::optional<Shape> shape = annotatedShape(current_)) {
       v.kind = CValue::Kind::Tensor;
       v.t = fresh(*shape);
       Offsets offs = offsetsOf(v.t);
@@ -635,7 +686,7 @@ class ElementCompiler {
     }
     std::uint32_t digest = emitDigest(std::move(h), info.opId);
     CValue v;
-    if (std::optional<Shape> shape = annotatedShape(n)) {
+    if (std::optional<Shape> shape = annotatedShape(current_)) {
       v.kind = CValue::Kind::Tensor;
       v.t = fresh(*shape);
       emitHashFill(v.t, digest, 1000);
@@ -659,16 +710,26 @@ class ElementCompiler {
       else h.constant = combine(h.constant, sourceOf(call.args[k]).constant);
     }
     std::uint32_t digest = emitDigest(std::move(h), call.info.opId);
-    // Written arguments (storage model): every element gets H(op, inputs, k, position).
-    if (!valueModel_) {
-      for (std::size_t k = 0; k < call.args.size(); ++k) {
-        if (!s.arguments[k].type.isWrite()) continue;
-        const CValue& a = call.args[k];
-        if (a.isTensor()) emitHashFill(a.t, digest, k);
-        else if (a.kind == CValue::Kind::List)
-          for (std::size_t j = 0; j < a.items.size(); ++j)
-            if (a.items[j].isTensor()) emitHashFill(a.items[j].t, digest, combine(k, j));
-      }
+    // Written arguments: every element gets H(op, inputs, k, position). Storage model: in
+    // place. Value model (F): into a fresh new version that replaces the argument node for
+    // later references (see rebindsWrittenArgument; an in-place-kind op's returned self is
+    // its result instead, made in hashReturn).
+    for (std::size_t k = 0; k < call.args.size(); ++k) {
+      if (!s.arguments[k].type.isWrite()) continue;
+      if (valueModel_ && !rebindsWrittenArgument(s, k)) continue;
+      const CValue& a = call.args[k];
+      auto write = [&](const Layout& l, std::uint64_t channel, std::size_t item, bool isItem) {
+        if (!valueModel_) return emitHashFill(l, digest, channel);
+        CValue next;
+        next.kind = CValue::Kind::Tensor;
+        next.t = fresh(l.sizes);
+        emitHashFill(next.t, digest, channel);
+        rebind(call, k, item, isItem, next);
+      };
+      if (a.isTensor()) write(a.t, k, 0, false);
+      else if (a.kind == CValue::Kind::List)
+        for (std::size_t j = 0; j < a.items.size(); ++j)
+          if (a.items[j].isTensor()) write(a.items[j].t, combine(k, j), j, true);
     }
     std::vector<CValue> results;
     for (std::size_t r = 0; r < s.returns.size(); ++r) results.push_back(hashReturn(call, r, digest));
@@ -681,15 +742,36 @@ class ElementCompiler {
     return shareAlloc(call, result);
   }
 
-  std::optional<Shape> returnShape(const Call& call, std::size_t r) {
+  // F: the node argument k of `call` names (item `item` of a list argument) is bound to its
+  // new version `next` for every later reference, the output included.
+  void rebind(const Call& call, std::size_t k, std::size_t item, bool isItem, const CValue& next) {
+    const Arg& a = (*call.bound)[k];
+    if (!isItem && a.isRef()) values_[analysis_.nodeOf(a.text)] = next;
+    else if (isItem && a.isSequence() && item < a.items.size() && a.items[item].isRef())
+      values_[analysis_.nodeOf(a.items[item].text)] = next;
+  }
+
+  // A result's shape: the node's annotation for a single return; for a tuple (printed without
+  // an annotation), the annotation of a getitem user taking element r.
+  std::optional<Shape> returnShape(const Call& call, std::size_t r) const {
     const Schema& s = *call.info.schema;
-    if (s.returns.size() == 1) return annotatedShape(call.node);
-    for (std::size_t user : getitemUsers_[current_]) {
-      const Node& u = program_.graph.nodes[user];
-      if (u.args.size() >= 2 && u.args[1].kind == Arg::Kind::Int && u.args[1].integer == static_cast<std::int64_t>(r))
-        return annotatedShape(u);
-    }
+    if (s.returns.size() == 1) return annotatedShape(current_);
+    for (std::size_t user : analysis_.nodes[current_].getitemUsers)
+      if (takesElement(user, r))
+        if (std::optional<Shape> shape = annotatedShape(user)) return shape;
     return std::nullopt;
+  }
+
+  bool takesElement(std::size_t getitem, std::size_t r) const {
+    const Node& u = program_.graph.nodes[getitem];
+    return u.args.size() >= 2 && u.args[1].kind == Arg::Kind::Int && u.args[1].integer == static_cast<std::int64_t>(r);
+  }
+
+  // Element r of a tuple result is read: some getitem takes it.
+  bool elementUsed(std::size_t r) const {
+    for (std::size_t user : analysis_.nodes[current_].getitemUsers)
+      if (takesElement(user, r)) return true;
+    return false;
   }
 
   CValue hashReturn(const Call& call, std::size_t r, std::uint32_t digest) {
@@ -729,7 +811,9 @@ class ElementCompiler {
     }
     std::optional<Shape> shape = returnShape(call, r);
     if (!shape) {
-      if (getitemUsers_[current_].empty() && s.returns.size() > 1) {  // never read: no storage
+      // An element of a tuple no getitem takes (a batch norm's save_mean): never read as a
+      // tensor, so it needs no shape or storage.
+      if (s.returns.size() > 1 && !elementUsed(r)) {
         v.kind = CValue::Kind::Opaque;
         v.slot = digest;
         return v;
@@ -744,7 +828,7 @@ class ElementCompiler {
 
   // _share_alloc_with_arg_idx = k (storage model): the result lives in argument k's storage.
   CValue shareAlloc(const Call& call, CValue result) {
-    std::optional<int> k = call.node.shareAllocArgIndex();
+    const std::optional<int>& k = analysis_.nodes[current_].shareAllocArgIndex;
     if (!k || valueModel_ || !result.isTensor()) return result;
     if (*k < 0 || static_cast<std::size_t>(*k) >= call.node.args.size()) fail("_share_alloc_with_arg_idx out of range");
     CValue base = resolve(call.node.args[static_cast<std::size_t>(*k)]);
@@ -933,9 +1017,12 @@ class ElementCompiler {
       }
       return parts;
     }
-    Shape sizes;
+    std::vector<std::int64_t> sizes;  // may be longer than a rank
     if (call.info.kind == OpKind::SplitWithSizes) {
-      sizes = asIntList(call.arg("split_sizes"), "split_sizes");
+      const CValue& list = call.arg("split_sizes");
+      if (list.kind == CValue::Kind::List)
+        for (const CValue& item : list.items) sizes.push_back(asInt(item, "split_sizes"));
+      else sizes.push_back(asInt(list, "split_sizes"));
       std::int64_t total = 0;
       for (std::int64_t s : sizes) total += s;
       if (total != size) fail("split_with_sizes: sizes do not add up");
@@ -982,7 +1069,7 @@ class ElementCompiler {
     viewModeSeen_ = true;
     if (options_.viewMode == ViewMode::CopyViews) return true;
     // AliasViews: every copy variant becomes a view, except a view_copy the program returns.
-    return call.info.schema->name == "view_copy" && keptViewCopy_[current_];
+    return call.info.schema->name == "view_copy" && analysis_.nodes[current_].keptViewCopy;
   }
 
   CValue compileView(const Call& call) {
@@ -1025,7 +1112,10 @@ class ElementCompiler {
     for (std::size_t j = 0; j < parts.size(); ++j) {
       const Layout& dst = tensorArg(out.items[j], "out");
       if (dst.sizes != parts[j].sizes) fail(call.node.target + ": out shape mismatch");
-      if (valueModel_) continue;  // value semantics: arguments are never written
+      if (valueModel_) {  // F: the out list's elements are rebound to copies of the parts
+        rebind(call, *call.info.schema->argumentIndex("out"), j, true, materialize(parts[j]));
+        continue;
+      }
       Offsets src = offsetsOf(parts[j]), to = offsetsOf(dst);
       Operand in{std::move(src), 0, false, 0};
       emit(makeStep({std::move(in)}, {to.size()},
@@ -1209,6 +1299,13 @@ class ElementCompiler {
     CValue result = destinationFor(call, shape, dest);
     std::size_t n = static_cast<std::size_t>(numelOf(shape));
     emit(makeStep(std::move(ins), {n}, std::move(compute), {std::move(dest)}));
+    // F: an `out=` argument is rebound to the result (an in-place-kind op's self is not).
+    const Schema& s = *call.info.schema;
+    if (valueModel_ && !s.returns.empty())
+      for (std::size_t k = 0; k < s.arguments.size(); ++k)
+        if (s.arguments[k].type.isWrite() && sameAliasSet(s.returns[0].type, s.arguments[k].type) &&
+            rebindsWrittenArgument(s, k))
+          rebind(call, k, 0, false, result);
     return shareAlloc(call, result);
   }
 
@@ -1563,7 +1660,7 @@ class ElementCompiler {
     charge(static_cast<std::size_t>(n));
     Offsets offs;
     offs.reserve(static_cast<std::size_t>(n));
-    std::vector<std::int64_t> idx(l.sizes.size(), 0);
+    Shape idx(l.sizes.size(), 0);
     for (std::int64_t e = 0; e < n; ++e) {
       std::int64_t pos = l.offset;
       for (std::size_t d = 0; d < idx.size(); ++d) pos += idx[d] * l.strides[d];
@@ -1589,19 +1686,20 @@ class ElementCompiler {
     const bool writes = call.info.inplace;
     CValue results;
     results.kind = CValue::Kind::List;
-    if (writes && valueModel_) return {};  // `-> ()`: nothing to produce, arguments not written
     for (std::size_t j = 0; j < self.items.size(); ++j) {
       const Layout& a = tensorArg(self.items[j], "self");
       Shape shape = writes ? a.sizes : broadcastShapes(a.sizes, shapeOf(hasList ? other->items[j] : *other));
       std::vector<Operand> ins{operandOf(self.items[j], shape), operandOf(hasList ? other->items[j] : *other, shape)};
       Offsets dest;
-      if (writes) dest = offsetsOf(a);
+      if (writes && !valueModel_) dest = offsetsOf(a);
       else {
         CValue v;
         v.kind = CValue::Kind::Tensor;
         v.t = fresh(shape);
         dest = offsetsOf(v.t);
-        results.items.push_back(v);
+        // `-> ()` under F: each element's new version replaces the list element's node.
+        if (writes) rebind(call, *call.info.schema->argumentIndex("self"), j, true, v);
+        else results.items.push_back(v);
       }
       Compute compute = [kind, alpha](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
         for (std::size_t e = 0; e < out[0].size(); ++e) {
@@ -1626,7 +1724,7 @@ class ElementCompiler {
     std::size_t p = 0;
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
       if (!g.nodes[i].isPlaceholder()) continue;
-      const Layout& l = values_[i].t;
+      const Layout& l = declared_[i].t;
       Layout whole;
       whole.storage = l.storage;
       whole.sizes = {storageSize_[l.storage]};
@@ -1634,33 +1732,25 @@ class ElementCompiler {
       out_.placeholders[p++].second.kind = Source::Kind::Offsets;
       out_.placeholders[p - 1].second.offsets = offsetsOf(whole);
     }
-    std::vector<Arg> returned = g.returnedValues();
-    auto placeholderOf = [&](const OutputSpec& spec) -> std::optional<std::size_t> {
-      const InputSpec* in = sig.mutatedInput(spec);
-      if (!in) return std::nullopt;
-      auto it = index_.find(in->name);
-      if (it == index_.end()) return std::nullopt;
-      return it->second;
-    };
-    for (std::size_t pos : visibleOutputPositions(program_)) {
+    const std::vector<Arg>& returned = analysis_.returned;
+    for (std::size_t pos : analysis_.visibleOutputs) {
       CValue v = resolve(returned[pos]);
-      std::string label = "output " + std::to_string(out_.placedOutputs.size());
-      if (returned[pos].isRef()) label += " (%" + returned[pos].text + ")";
-      Source placed = sourceOf(v);
-      Source reference = placed;
+      ElementProgram::Output o;
+      o.label = "output " + std::to_string(out_.outputs.size());
+      if (returned[pos].isRef()) o.label += " (%" + returned[pos].text + ")";
+      o.reference = sourceOf(v);
       if (pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
-        if (std::optional<std::size_t> target = placeholderOf(sig.outputs[pos]))
-          reference = sourceOf(values_[*target]);
-      out_.placedOutputs.emplace_back(label, std::move(placed));
-      out_.referenceOutputs.emplace_back(label, std::move(reference));
+        if (std::optional<std::size_t> target = analysis_.mutatedPlaceholder[pos])
+          o.placed = std::exchange(o.reference, sourceOf(declared_[*target]));
+      out_.outputs.push_back(std::move(o));
     }
     for (std::size_t pos = 0; pos < sig.outputs.size() && pos < returned.size(); ++pos) {
       const OutputSpec& spec = sig.outputs[pos];
       if (!isMutation(spec.kind) || options_.placedProgram) continue;
-      std::optional<std::size_t> target = placeholderOf(spec);
+      std::optional<std::size_t> target = analysis_.mutatedPlaceholder[pos];
       if (!target) fail("mutation output " + spec.name + " has no target placeholder");
       CValue v = resolve(returned[pos]);
-      const Layout& t = values_[*target].t;
+      const Layout& t = declared_[*target].t;
       if (!v.isTensor()) fail("mutation value of " + spec.target + " is not a tensor");
       EndWrite w;
       w.target = offsetsOf(t);
@@ -1674,9 +1764,8 @@ class ElementCompiler {
 
 bool dependsOnViewMode(const ElementProgram& exe) { return exe.dependsOnViewMode; }
 
-Result<std::shared_ptr<const ElementProgram>> compileElement(const Program& program, const SchemaTable& schemas,
-                                                             const ExecOptions& options) {
-  return ElementCompiler(program, schemas, options).compile();
+Result<std::shared_ptr<const ElementProgram>> compileElement(const Analysis& analysis, const ExecOptions& options) {
+  return ElementCompiler(analysis, options).compile();
 }
 
 std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,
@@ -1712,8 +1801,8 @@ std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Sem
     RunResult r;
     r.tier = Tier::Element;
     for (const auto& [label, source] : exe.placeholders) r.placeholders.push_back({label, readSource(st, source)});
-    const auto& outs = sem == Semantics::Placed ? exe.placedOutputs : exe.referenceOutputs;
-    for (const auto& [label, source] : outs) r.outputs.push_back({label, readSource(st, source)});
+    for (const ElementProgram::Output& o : exe.outputs)
+      r.outputs.push_back({o.label, readSource(st, sem == Semantics::Placed && o.placed ? *o.placed : o.reference)});
     r.nodeHashes = nodeHashes;
     results.push_back(std::move(r));
   }

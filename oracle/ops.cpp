@@ -264,6 +264,59 @@ std::vector<bool> returnedAtVisiblePositions(const Program& program) {
   return kept;
 }
 
+bool rebindsWrittenArgument(const Schema& schema, std::size_t k) {
+  if (k >= schema.arguments.size() || !schema.isInplaceKind()) return true;
+  for (const SchemaArgument& r : schema.returns)
+    if (sameAliasSet(r.type.alias, schema.arguments[k].type.alias)) return false;
+  return true;
+}
+
+Analysis analyse(const Program& program, const SchemaTable& schemas) {
+  const Graph& g = program.graph;
+  Analysis a;
+  a.program = &program;
+  a.index.reserve(g.nodes.size());
+  a.nodes.resize(g.nodes.size());
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) a.index.emplace(g.nodes[i].name, i);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    NodeFacts& f = a.nodes[i];
+    if (n.op == NodeOp::CallFunction || n.op == NodeOp::CallModule) {
+      f.info = classify(n, schemas);
+      if (f.info.schema)
+        if (std::optional<std::vector<Arg>> bound = bindArguments(n, *f.info.schema, f.bindError)) {
+          f.bound = true;
+          f.args = std::move(*bound);
+        }
+      if (f.info.getitem && !n.args.empty() && n.args[0].isRef())
+        if (auto it = a.index.find(n.args[0].text); it != a.index.end()) a.nodes[it->second].getitemUsers.push_back(i);
+    }
+    if (!n.typeText.empty())
+      if (std::optional<TensorType> type = n.tensorType(); type && type->isStatic()) {
+        std::vector<std::int64_t> shape;
+        shape.reserve(type->shape.size());
+        for (const Dim& d : type->shape) shape.push_back(d.size);
+        f.shape = std::move(shape);
+      }
+    if (!n.meta.empty()) f.shareAllocArgIndex = n.shareAllocArgIndex();
+  }
+  a.returned = g.returnedValues();
+  const Signature& sig = program.signature;
+  for (std::size_t p = 0; p < a.returned.size(); ++p) {
+    const bool mutation = p < sig.outputs.size() && isMutation(sig.outputs[p].kind);
+    if (p >= sig.outputs.size() || sig.outputs[p].kind != OutputKind::BufferMutation) a.visibleOutputs.push_back(p);
+    if (mutation) continue;
+    forEachRef(a.returned[p], [&](const std::string& name) {
+      if (auto it = a.index.find(name); it != a.index.end()) a.nodes[it->second].keptViewCopy = true;
+    });
+  }
+  a.mutatedPlaceholder.resize(sig.outputs.size());
+  for (std::size_t p = 0; p < sig.outputs.size(); ++p)
+    if (const InputSpec* in = sig.mutatedInput(sig.outputs[p]))
+      if (auto it = a.index.find(in->name); it != a.index.end()) a.mutatedPlaceholder[p] = it->second;
+  return a;
+}
+
 }  // namespace wb::oracle::detail
 
 namespace wb::oracle {

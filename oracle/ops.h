@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/ir.h"
@@ -93,6 +94,57 @@ std::vector<std::size_t> visibleOutputPositions(const Program& program);
 std::vector<bool> returnedAtVisiblePositions(const Program& program);
 
 // ---------------------------------------------------------------------------------------------
+// The per-program analysis every compile of one program shares (check() compiles the reference
+// program three times and the placed program twice): everything that depends on the program and
+// the schemas but not on the tier, view mode or semantics. Computed once, so the compilers do
+// no name lookups in the schema table, no argument binding and no annotation parsing.
+
+struct NodeFacts {
+  OpInfo info;                            // classify(); default for non-calls
+  bool bound = false;                     // schema op whose arguments fit its schema
+  std::vector<Arg> args;                  // bound arguments (schema positions, defaults filled)
+  std::string bindError;                  // why they do not fit (schema ops only)
+  std::optional<std::vector<std::int64_t>> shape;  // the static shape of the annotation
+  std::vector<std::size_t> getitemUsers;  // nodes `operator.getitem(this, k)`
+  bool keptViewCopy = false;              // see returnedAtVisiblePositions()
+  std::optional<int> shareAllocArgIndex;  // meta _share_alloc_with_arg_idx
+};
+
+struct Analysis {
+  const Program* program = nullptr;  // not owned: compile() callers keep the program alive
+  std::unordered_map<std::string_view, std::size_t> index;  // node name -> position
+  std::vector<NodeFacts> nodes;                               // per node, graph order
+  std::vector<Arg> returned;                                  // Graph::returnedValues()
+  std::vector<std::size_t> visibleOutputs;                    // visibleOutputPositions()
+  // Per output spec: the node index of the placeholder a mutation spec writes, if any.
+  std::vector<std::optional<std::size_t>> mutatedPlaceholder;
+
+  std::size_t nodeOf(const std::string& name) const { return index.at(name); }
+};
+
+Analysis analyse(const Program& program, const SchemaTable& schemas);
+
+// The node index behind every tensor-valued reference an argument names: `%x` or each `%x` of
+// a list `[%x, %y]` (what an op that writes argument k writes, at value level).
+template <typename F>
+void forEachWrittenRef(const Analysis& a, const Arg& arg, F&& f) {
+  if (arg.isRef()) f(a.nodeOf(arg.text), std::size_t{0}, false);
+  else if (arg.isSequence())
+    for (std::size_t j = 0; j < arg.items.size(); ++j)
+      if (arg.items[j].isRef()) f(a.nodeOf(arg.items[j].text), j, true);
+}
+
+// F (value semantics) for a written argument: whether the op's new version of argument k
+// replaces the argument node for every later reference. True for every write except that of
+// an in-place-kind op (`add_`, `index_put_`, `relu_`) to an argument it returns as its result:
+// such an op yields the new version as its own result and the old node keeps the old value
+// (which is what makes H3 and reinplace's R-a ill-formed under F). Mutable custom ops
+// (`llama::update_cache(..., Tensor(a!) cache, ...)`), `out=` arguments, `Tensor(a!)[]` lists
+// and `_native_batch_norm_legit`'s running statistics rebind their arguments: export names the
+// argument node itself as the mutation value after them.
+bool rebindsWrittenArgument(const Schema& schema, std::size_t k);
+
+// ---------------------------------------------------------------------------------------------
 // Compiled programs.
 
 struct ElementProgram;
@@ -104,10 +156,10 @@ struct Compiled {
   std::shared_ptr<const StorageProgram> storage;
 };
 
-Result<std::shared_ptr<const ElementProgram>> compileElement(const Program& program, const SchemaTable& schemas,
-                                                             const ExecOptions& options);
-Result<std::shared_ptr<const StorageProgram>> compileStorage(const Program& program, const SchemaTable& schemas,
-                                                             const ExecOptions& options);
+Result<std::shared_ptr<const ElementProgram>> compileElement(const Analysis& analysis, const ExecOptions& options);
+Result<std::shared_ptr<const StorageProgram>> compileStorage(const Analysis& analysis, const ExecOptions& options);
+// compile() on an analysis shared by several compiles of one program.
+Result<Executable> compileAnalysed(const Analysis& analysis, const ExecOptions& options);
 bool dependsOnViewMode(const ElementProgram& exe);
 bool dependsOnViewMode(const StorageProgram& exe);
 std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,

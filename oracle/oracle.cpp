@@ -25,21 +25,29 @@ bool Executable::dependsOnViewMode() const {
   return impl->element ? detail::dependsOnViewMode(*impl->element) : detail::dependsOnViewMode(*impl->storage);
 }
 
-Result<Executable> compile(const Program& program, const SchemaTable& schemas, const ExecOptions& options) {
-  auto compiled = std::make_shared<detail::Compiled>();
+namespace detail {
+
+Result<Executable> compileAnalysed(const Analysis& analysis, const ExecOptions& options) {
+  auto compiled = std::make_shared<Compiled>();
   compiled->options = options;
   if (options.tier == Tier::Element) {
-    auto r = detail::compileElement(program, schemas, options);
+    auto r = compileElement(analysis, options);
     if (!r) return Result<Executable>::failure(r.errors);
-    compiled->element = *r;
+    compiled->element = std::move(*r);
   } else {
-    auto r = detail::compileStorage(program, schemas, options);
+    auto r = compileStorage(analysis, options);
     if (!r) return Result<Executable>::failure(r.errors);
-    compiled->storage = *r;
+    compiled->storage = std::move(*r);
   }
   Executable exe;
   exe.impl = std::move(compiled);
   return Result<Executable>::success(std::move(exe));
+}
+
+}  // namespace detail
+
+Result<Executable> compile(const Program& program, const SchemaTable& schemas, const ExecOptions& options) {
+  return detail::compileAnalysed(detail::analyse(program, schemas), options);
 }
 
 std::vector<RunResult> runEndings(const Executable& exe, std::span<const Semantics> endings, InputSet inputs,

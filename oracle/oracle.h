@@ -4,8 +4,20 @@
 //   S_par  storage semantics; at the end read every mutation value, then write every target
 //          (parallel assignment). The reference.
 //   S_seq  the same, but the end writes happen one by one in output-spec order (upstream's end).
-//   F      value semantics: every node yields a fresh value, an in-place node a new version of
-//          its self; at the end B_i := the value of V_i.
+//   F      value semantics: every node yields a fresh value; at the end B_i := the value of V_i.
+//          Writes make new versions, in two ways:
+//          - an op of in-place kind writing an argument it returns (`add_`, `index_put_`,
+//            `relu_`, `copy_`) yields the new version as its own result; references to the old
+//            node keep the old value (so H3 and reinplace's R-a are ill-formed under F);
+//          - every other written argument (mutable custom ops such as
+//            `llama::update_cache(Tensor value, Tensor(a!) cache, SymInt start_pos) -> Tensor`,
+//            the `out` argument of `out=` variants, `Tensor(a!)[]` lists, the running
+//            statistics of `_native_batch_norm_legit`) rebinds the argument node to its new
+//            version for every later reference, the output included: after
+//            unsafe_remove_auto_functionalized_pass export names the argument node itself
+//            (often the buffer placeholder) as the mutation value.
+//          Only a node an argument names is rebound (`%x` or an element of `[%x, %y]`); a
+//          write through a view node does not reach the view's base under F.
 //   Placed a program that already contains its copy_ nodes, run as it stands (no end writes).
 // Each storage-semantics run is done in one of two view modes: the `*_copy` view variants as
 // copies (before ExecuTorch's ReplaceViewCopyWithViewPass) or as aliases (after it).
@@ -62,8 +74,8 @@ struct RunResult {
 struct ExecOptions {
   Tier tier = Tier::Element;
   ViewMode viewMode = ViewMode::CopyViews;
-  // The value model (F) gives every node fresh storage; otherwise storage semantics
-  // (S_par, S_seq, Placed; the semantics is chosen per run).
+  // The value model (F, see above) gives every node fresh storage; otherwise storage
+  // semantics (S_par, S_seq, Placed; the semantics is chosen per run).
   bool valueSemantics = false;
   // Element tier: maximum number of 64-bit elements one run may hold (all storages and
   // precomputed index tables together). Exceeding it is a compile error, not a crash.

@@ -16,7 +16,9 @@
 //   result into argument k's storage and the result is a view of it;
 // - schema-less targets read every tensor argument, write none, and give a fresh root
 //   (the same choice as the element tier; see oracle/element.cpp).
-// The value model (F) gives every node a fresh root: a view's root holds the fold of the read.
+// The value model (F) gives every node a fresh root: a view's root holds the fold of the read;
+// a written argument that is not an in-place-kind op's returned self is rebound to a fresh
+// root holding the written value (oracle.h).
 // Coarser than the element tier: disjoint views of one root interfere.
 #include <algorithm>
 #include <functional>
@@ -118,8 +120,8 @@ namespace {
 
 class StorageCompiler {
  public:
-  StorageCompiler(const Program& program, const SchemaTable& schemas, const ExecOptions& options)
-      : program_(program), schemas_(schemas), options_(options), valueModel_(options.valueSemantics) {}
+  StorageCompiler(const Analysis& analysis, const ExecOptions& options)
+      : analysis_(analysis), program_(*analysis.program), options_(options), valueModel_(options.valueSemantics) {}
 
   std::shared_ptr<const StorageProgram> compile() {
     const Graph& g = program_.graph;
@@ -127,14 +129,7 @@ class StorageCompiler {
     out_->paths.push_back({});
     out_->steps.resize(g.nodes.size());
     values_.resize(g.nodes.size());
-    for (std::size_t i = 0; i < g.nodes.size(); ++i) index_.emplace(g.nodes[i].name, i);
-    keptViewCopy_ = returnedAtVisiblePositions(program_);
-    getitemUsers_.assign(g.nodes.size(), {});
-    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-      const Node& n = g.nodes[i];
-      if (n.target == "operator.getitem" && !n.args.empty() && n.args[0].isRef())
-        if (auto it = index_.find(n.args[0].text); it != index_.end()) getitemUsers_[it->second].push_back(i);
-    }
+    declared_.resize(g.nodes.size());
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
       current_ = i;
       const Node& n = g.nodes[i];
@@ -142,6 +137,7 @@ class StorageCompiler {
         case NodeOp::Placeholder:
           values_[i] = freshRoot([h = hashText(n.name)](const SState& st) { return inputElement(st.seed, st.inputSet, h, 0); });
           out_->placeholders.emplace_back(n.name, values_[i].root);
+          declared_[i] = values_[i];
           break;
         case NodeOp::GetAttr:
           values_[i] = freshRoot([h = hashText("get_attr:" + n.target)](const SState&) { return h; });
@@ -159,16 +155,14 @@ class StorageCompiler {
   }
 
  private:
+  const Analysis& analysis_;
   const Program& program_;
-  const SchemaTable& schemas_;
   const ExecOptions& options_;
   bool valueModel_;
   std::shared_ptr<StorageProgram> out_;
   std::vector<SValue> values_;
-  std::unordered_map<std::string_view, std::size_t> index_;
+  std::vector<SValue> declared_;  // the placeholders as declared (F may rebind values_)
   std::map<Path, std::uint32_t> pathIndex_;
-  std::vector<bool> keptViewCopy_;
-  std::vector<std::vector<std::size_t>> getitemUsers_;
   std::uint32_t roots_ = 0, slots_ = 0;
   std::size_t current_ = 0;
 
@@ -215,7 +209,7 @@ class StorageCompiler {
   SValue resolve(const Arg& a) {
     SValue v;
     switch (a.kind) {
-      case Arg::Kind::Ref: return values_.at(index_.at(a.text));
+      case Arg::Kind::Ref: return values_.at(analysis_.nodeOf(a.text));
       case Arg::Kind::List:
       case Arg::Kind::Tuple:
         v.kind = SValue::Kind::List;
@@ -262,7 +256,8 @@ class StorageCompiler {
   }
 
   SValue compileCall(const Node& n) {
-    OpInfo info = classify(n, schemas_);
+    const NodeFacts& facts = analysis_.nodes[current_];
+    const OpInfo& info = facts.info;
     if (info.getitem) {
       if (n.args.size() < 2) return {};
       SValue container = resolve(n.args[0]);
@@ -298,15 +293,14 @@ class StorageCompiler {
       return freshRoot(hashOfReads(seed, std::move(inputs)));
     }
     const Schema& s = *info.schema;
-    std::string why;
-    std::optional<std::vector<Arg>> bound = bindArguments(n, s, why);
-    if (!bound) {  // arguments that do not fit: treat as schema-less (reads all, fresh result)
+    if (!facts.bound) {  // arguments that do not fit: treat as schema-less (reads all, fresh result)
       for (const Arg& a : n.args) views(resolve(a), inputs);
       for (const auto& [name, a] : n.kwargs) views(resolve(a), inputs);
       return freshRoot(hashOfReads(seed, std::move(inputs)));
     }
     std::vector<SValue> args;
-    for (const Arg& a : *bound) args.push_back(resolve(a));
+    args.reserve(facts.args.size());
+    for (const Arg& a : facts.args) args.push_back(resolve(a));
     std::uint64_t literals = info.opId;
     for (std::size_t k = 0; k < args.size(); ++k)
       if (!s.arguments[k].type.isTensor()) literals = combine(literals, constantPart(args[k]));
@@ -316,7 +310,7 @@ class StorageCompiler {
       const bool identity = info.kind == OpKind::Alias || info.kind == OpKind::Contiguous;
       if (info.copyVariant) out_->dependsOnViewMode = true;
       const bool copy = valueModel_ || (info.copyVariant && (options_.viewMode == ViewMode::CopyViews ||
-                                                             (s.name == "view_copy" && keptViewCopy_[current_])));
+                                                             (s.name == "view_copy" && facts.keptViewCopy)));
       std::size_t selfAt = s.argumentIndex("self").value_or(0);
       const SValue self = args[selfAt];
       // The view step does not depend on the variant (view vs view_copy), only on its meaning.
@@ -365,21 +359,38 @@ class StorageCompiler {
       };
     };
 
-    // Writes (storage model only).
-    if (!valueModel_) {
-      for (std::size_t k = 0; k < args.size(); ++k) {
-        if (!s.arguments[k].type.isWrite()) continue;
-        const StorageProgram* prog = out_.get();
+    // Writes. Storage model: into the argument. Value model (F): a fresh root, the new
+    // version, replaces the argument node for later references, except for an in-place-kind
+    // op's returned self (see rebindsWrittenArgument), whose new version is its result.
+    std::vector<std::optional<SValue>> versions(args.size());  // F: new version of argument k
+    for (std::size_t k = 0; k < args.size(); ++k) {
+      if (!s.arguments[k].type.isWrite()) continue;
+      if (valueModel_) {
+        if (!rebindsWrittenArgument(s, k)) continue;
+        const Arg& written = facts.args[k];
         if (args[k].kind == SValue::Kind::View) {
-          SValue target = args[k];
-          auto f = writtenValue(k);
-          emit([prog, target, f](SState& st) { prog->write(st, target, f(st)); });
+          versions[k] = freshRoot(writtenValue(k));
+          if (written.isRef()) values_[analysis_.nodeOf(written.text)] = *versions[k];
         } else if (args[k].kind == SValue::Kind::List) {
           for (std::size_t j = 0; j < args[k].items.size(); ++j) {
-            SValue target = args[k].items[j];
-            auto f = writtenValue(combine(k, j));
-            emit([prog, target, f](SState& st) { prog->write(st, target, f(st)); });
+            if (args[k].items[j].kind != SValue::Kind::View) continue;
+            SValue next = freshRoot(writtenValue(combine(k, j)));
+            if (written.isSequence() && j < written.items.size() && written.items[j].isRef())
+              values_[analysis_.nodeOf(written.items[j].text)] = next;
           }
+        }
+        continue;
+      }
+      const StorageProgram* prog = out_.get();
+      if (args[k].kind == SValue::Kind::View) {
+        SValue target = args[k];
+        auto f = writtenValue(k);
+        emit([prog, target, f](SState& st) { prog->write(st, target, f(st)); });
+      } else if (args[k].kind == SValue::Kind::List) {
+        for (std::size_t j = 0; j < args[k].items.size(); ++j) {
+          SValue target = args[k].items[j];
+          auto f = writtenValue(combine(k, j));
+          emit([prog, target, f](SState& st) { prog->write(st, target, f(st)); });
         }
       }
     }
@@ -403,6 +414,7 @@ class StorageCompiler {
         results.push_back(list);
       } else if (aliased && s.arguments[*aliased].type.isWrite()) {
         if (!valueModel_) results.push_back(args[*aliased]);
+        else if (versions[*aliased]) results.push_back(*versions[*aliased]);  // out=: the rebound version
         else results.push_back(freshRoot(writtenValue(*aliased)));
       } else if (aliased) {  // an unknown view of argument k
         std::uint64_t step = combine(literals, 9000 + r);
@@ -423,7 +435,7 @@ class StorageCompiler {
       result.items = std::move(results);
     }
     // _share_alloc_with_arg_idx = k: the result lives in argument k's storage.
-    std::optional<int> share = n.shareAllocArgIndex();
+    const std::optional<int>& share = facts.shareAllocArgIndex;
     if (share && !valueModel_ && result.kind == SValue::Kind::View && *share >= 0 &&
         static_cast<std::size_t>(*share) < n.args.size()) {
       SValue base = resolve(n.args[static_cast<std::size_t>(*share)]);
@@ -440,7 +452,7 @@ class StorageCompiler {
   // Number of elements of a list result: the highest getitem index used, plus one.
   std::size_t listLength(const Node&) const {
     std::size_t count = 0;
-    for (std::size_t user : getitemUsers_[current_]) {
+    for (std::size_t user : analysis_.nodes[current_].getitemUsers) {
       const Node& u = program_.graph.nodes[user];
       if (u.args.size() >= 2 && u.args[1].kind == Arg::Kind::Int && u.args[1].integer >= 0)
         count = std::max(count, static_cast<std::size_t>(u.args[1].integer) + 1);
@@ -449,29 +461,25 @@ class StorageCompiler {
   }
 
   void compileEnd() {
-    const Graph& g = program_.graph;
     const Signature& sig = program_.signature;
-    std::vector<Arg> returned = g.returnedValues();
-    auto targetOf = [&](const OutputSpec& spec) -> std::optional<SValue> {
-      const InputSpec* in = sig.mutatedInput(spec);
-      if (!in) return std::nullopt;
-      auto it = index_.find(in->name);
-      if (it == index_.end()) return std::nullopt;
-      return values_[it->second];
+    const std::vector<Arg>& returned = analysis_.returned;
+    auto targetOf = [&](std::size_t pos) -> std::optional<SValue> {
+      if (std::optional<std::size_t> node = analysis_.mutatedPlaceholder[pos]) return declared_[*node];
+      return std::nullopt;
     };
-    for (std::size_t pos : visibleOutputPositions(program_)) {
+    for (std::size_t pos : analysis_.visibleOutputs) {
       SValue v = resolve(returned[pos]);
       std::string label = "output " + std::to_string(out_->placedOutputs.size());
       if (returned[pos].isRef()) label += " (%" + returned[pos].text + ")";
       SValue reference = v;
       if (pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
-        if (std::optional<SValue> t = targetOf(sig.outputs[pos])) reference = *t;
+        if (std::optional<SValue> t = targetOf(pos)) reference = *t;
       out_->placedOutputs.emplace_back(label, v);
       out_->referenceOutputs.emplace_back(label, reference);
     }
     for (std::size_t pos = 0; pos < sig.outputs.size() && pos < returned.size(); ++pos) {
       if (!isMutation(sig.outputs[pos].kind) || options_.placedProgram) continue;
-      std::optional<SValue> target = targetOf(sig.outputs[pos]);
+      std::optional<SValue> target = targetOf(pos);
       if (!target) continue;  // validate() rules this out
       out_->endWrites.push_back({*target, resolve(returned[pos])});
     }
@@ -482,9 +490,8 @@ class StorageCompiler {
 
 bool dependsOnViewMode(const StorageProgram& exe) { return exe.dependsOnViewMode; }
 
-Result<std::shared_ptr<const StorageProgram>> compileStorage(const Program& program, const SchemaTable& schemas,
-                                                             const ExecOptions& options) {
-  return Result<std::shared_ptr<const StorageProgram>>::success(StorageCompiler(program, schemas, options).compile());
+Result<std::shared_ptr<const StorageProgram>> compileStorage(const Analysis& analysis, const ExecOptions& options) {
+  return Result<std::shared_ptr<const StorageProgram>>::success(StorageCompiler(analysis, options).compile());
 }
 
 std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Semantics> endings, InputSet inputs,

@@ -60,7 +60,8 @@ const std::map<std::string, Expected>& hazardTable() {
       {"h01_old_value_reader", {"", "", "", "", "", ""}},
       {"h02_reader_through_delegate_alias", {"", "", "", "", "", ""}},
       {"h03_value_mutated_after_def", {"", "", "", "", "", "F:CA"}},
-      {"h04_list_argument_write", {"", "", "", "CA", "", "F:CA"}},
+      // Under F the list write rebinds %add (oracle.h), so the program is well-formed.
+      {"h04_list_argument_write", {"", "", "", "CA", "", ""}},
       {"h05_view_copy_becomes_view", {"", "", "", "A", "A", ""}},
       {"h06a_share_alloc_reader", {"", "", "", "CA", "CA", ""}},
       {"h06b_share_alloc_clobbers_value", {"", "", "", "CA", "", "F:CA"}},
@@ -153,6 +154,45 @@ TEST(OracleCorpus, EarlyAgreesWithSParOnEveryFile) {
     if (r.tier == Tier::Storage) ++storageTier;
   }
   EXPECT_GT(storageTier, 0);  // most real graphs have no shapes
+}
+
+// Export's mutable-op shapes are well-formed under F: update_cache writes the cache and the
+// placeholder is the mutation value; batch norm's tuple (printed without annotation) takes its
+// element shapes from the typed getitems, so both run in the element tier without findings.
+TEST(OracleCorpus, ZooModelsAreWellFormedInTheElementTier) {
+  for (const char* name : {"decoder_update_cache", "batchnorm"}) {
+    Program p = testing::loadProgram(testing::corpusDir() / "models" / (std::string(name) + ".txt"));
+    CheckReport r = checkFile(p, Placement::Early);
+    EXPECT_EQ(r.verdict, Verdict::Holds) << name << ":\n" << formatReport(r);
+    EXPECT_EQ(r.tier, Tier::Element) << name << ": " << r.tierReason;
+    EXPECT_TRUE(r.findings.empty()) << name << ":\n" << formatReport(r);
+  }
+}
+
+// Realistic generated programs (export-shaped) carry S_par != F only when really ill-formed
+// (H3/H10 in-place writes of a returned value, H6b storage sharing, views that alias after the
+// view pass). Before F rebound written arguments, 149 of these 300 (942 of 2,000) did, every
+// update_cache program among them; now 80 (523 of 2,000). The bound leaves room for the
+// generator to change, not for the update_cache regression to return.
+TEST(OracleCorpus, RealisticProgramsRarelyDisagreeWithF) {
+  gen::Generator generator(gen::GenOptions{.mode = gen::GenMode::Realistic});
+  int disagree = 0;
+  const int programs = 300;
+  for (std::uint64_t seed = 0; seed < programs; ++seed) {
+    gen::RandomChoices choices(seed);
+    Program p = generator.generate(choices).program;
+    CheckOptions o;
+    o.seed = seed;
+    o.inputs = 1;
+    CheckReport r = check(p, o, schemasFor(p, generator.schemas()));
+    ASSERT_NE(r.verdict, Verdict::Error) << "seed " << seed << ": " << r.error;
+    for (const Mismatch& m : r.findings)
+      if (m.kind == "S_par != F") {
+        ++disagree;
+        break;
+      }
+  }
+  EXPECT_LE(disagree, 100) << disagree << " of " << programs;
 }
 
 TEST(OracleCorpus, StorageTierAgreesWithElementTierOnHazardVerdicts) {

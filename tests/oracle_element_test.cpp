@@ -389,6 +389,86 @@ TEST(OracleElement, InputSetsDiffer) {
             output(runIt(p, Semantics::Par, ViewMode::CopyViews, Tier::Element, {0, 0}), 0));
 }
 
+// F: an op that writes an argument without returning it as its in-place result rebinds the
+// argument node to its new version; export then names that node as the mutation value.
+TEST(OracleElement, ValueSemanticsRebindsWrittenArguments) {
+  for (Tier tier : {Tier::Element, Tier::Storage}) {
+    // The element tier needs static shapes; `s0` sends the same programs to the storage tier.
+    auto type = [&](const std::string& shape) { return tier == Tier::Element ? "i64[" + shape + "]" : std::string("i64[s0]"); };
+    auto same = [&](const Program& p) {
+      for (ViewMode mode : {ViewMode::CopyViews, ViewMode::AliasViews}) {
+        RunResult par = runIt(p, Semantics::Par, mode, tier), f = runIt(p, Semantics::Value, mode, tier);
+        EXPECT_FALSE(firstDifference(par, f).has_value()) << toString(tier) << " " << toString(mode);
+      }
+    };
+    // A mutable custom op (llama::update_cache): the cache placeholder is the mutation value
+    // and is read after the op.
+    Program cache = makeProgram({"b_cache BUFFER cache " + type("4"), "v USER_INPUT " + type("4")},
+                                {"u: \"" + type("1") + "\" = torch.ops.llama.update_cache.default(v, b_cache, 0)",
+                                 "r: \"" + type("4") + "\" = torch.ops.aten.add.Tensor(b_cache, 1)"},
+                                {"b_cache BUFFER_MUTATION cache", "r USER_OUTPUT"},
+                                "llama::update_cache(Tensor value, Tensor(a!) cache, SymInt start_pos) -> Tensor");
+    same(cache);
+    if (tier == Tier::Element)  // the buffer ends with the new version, not its input
+      EXPECT_NE(placeholder(runIt(cache, Semantics::Value, ViewMode::CopyViews, tier), "b_cache"), input("b_cache", 4));
+    // Tensor(a!)[]: H4's value, written through a list, is the mutation value.
+    Program list = makeProgram({"b_s BUFFER s " + type("4"), "x USER_INPUT " + type("4")},
+                               {"add: \"" + type("4") + "\" = torch.ops.aten.add.Tensor(x, 1)",
+                                "mul: \"" + type("4") + "\" = torch.ops.aten.mul.Tensor(x, 3)",
+                                "f = torch.ops.my_ops.scale_all_.default([add, mul], 2)"},
+                               {"add BUFFER_MUTATION s", "mul USER_OUTPUT"}, "my_ops::scale_all_(Tensor(a!)[] self, Scalar s) -> ()");
+    same(list);
+    // _foreach_add_ (interpreted, `-> ()`).
+    Program foreach = makeProgram({"b_s BUFFER s " + type("4"), "x USER_INPUT " + type("4")},
+                                  {"v: \"" + type("4") + "\" = torch.ops.aten.mul.Tensor(x, 3)",
+                                   "f = torch.ops.aten._foreach_add_.Scalar([v], 2)",
+                                   "o: \"" + type("4") + "\" = torch.ops.aten.add.Tensor(v, 1)"},
+                                  {"v BUFFER_MUTATION s", "o USER_OUTPUT"});
+    same(foreach);
+    // out=: the out argument (here the buffer) holds the result for later readers and the end.
+    Program out = makeProgram({"b_o BUFFER o " + type("4"), "x USER_INPUT " + type("4"), "i USER_INPUT " + type("1"),
+                               "src USER_INPUT " + type("1")},
+                              {"r: \"" + type("4") + "\" = torch.ops.aten.index_copy.out(x, 0, i, src, out = b_o)",
+                               "s: \"" + type("4") + "\" = torch.ops.aten.add.Tensor(b_o, r)"},
+                              {"b_o BUFFER_MUTATION o", "s USER_OUTPUT"});
+    same(out);
+    // _native_batch_norm_legit writes its running statistics.
+    Program bn = makeProgram({"b_m BUFFER m " + type("4"), "b_v BUFFER v " + type("4"), "x USER_INPUT " + type("2, 4")},
+                             {"bn = torch.ops.aten._native_batch_norm_legit.default(x, None, None, b_m, b_v, True, 0.1, 1e-05)",
+                              "y: \"" + type("2, 4") + "\" = bn[0]", "z: \"" + type("4") + "\" = torch.ops.aten.add.Tensor(b_m, 1)"},
+                             {"b_m BUFFER_MUTATION m", "b_v BUFFER_MUTATION v", "y USER_OUTPUT", "z USER_OUTPUT"});
+    same(bn);
+    // In-place kind stays a new version of its own: H3 remains ill-formed under F.
+    Program h3 = makeProgram({"b_s BUFFER s " + type("4"), "x USER_INPUT " + type("4")},
+                             {"v: \"" + type("4") + "\" = torch.ops.aten.add.Tensor(x, 1)",
+                              "w: \"" + type("4") + "\" = torch.ops.aten.relu_.default(v)"},
+                             {"v BUFFER_MUTATION s", "w USER_OUTPUT"});
+    EXPECT_TRUE(firstDifference(runIt(h3, Semantics::Par, ViewMode::CopyViews, tier),
+                                runIt(h3, Semantics::Value, ViewMode::CopyViews, tier)).has_value()) << toString(tier);
+  }
+}
+
+// A tuple-returning node printed without an annotation: its getitem users give the shapes, and
+// the elements nobody takes need none.
+TEST(OracleElement, TupleResultShapesFromGetitems) {
+  Program p = makeProgram({"b_m BUFFER m i64[4]", "b_v BUFFER v i64[4]", "x USER_INPUT i64[2, 4]"},
+                          {"bn = torch.ops.aten._native_batch_norm_legit_functional.default(x, None, None, b_m, b_v, True, 0.1, 1e-05)",
+                           "g0: \"i64[2, 4]\" = bn[0]", "g3: \"i64[4]\" = bn[3]", "g4: \"i64[4]\" = bn[4]"},
+                          {"g3 BUFFER_MUTATION m", "g4 BUFFER_MUTATION v", "g0 USER_OUTPUT"});
+  RunResult r = runIt(p, Semantics::Par);
+  EXPECT_EQ(r.tier, Tier::Element);
+  EXPECT_EQ(output(r, 0).size(), 8u);
+  EXPECT_NE(placeholder(r, "b_m"), input("b_m", 4));
+  EXPECT_FALSE(firstDifference(r, runIt(p, Semantics::Value)).has_value());
+  // A used element without a type still needs one.
+  Program q = makeProgram({"b_m BUFFER m i64[4]", "b_v BUFFER v i64[4]", "x USER_INPUT i64[2, 4]"},
+                          {"bn = torch.ops.aten._native_batch_norm_legit_functional.default(x, None, None, b_m, b_v, True, 0.1, 1e-05)",
+                           "g0: \"i64[2, 4]\" = bn[0]", "g1 = bn[1]", "g3: \"i64[4]\" = bn[3]"},
+                          {"g3 BUFFER_MUTATION m", "g0 USER_OUTPUT", "g1 USER_OUTPUT"});
+  ExecOptions o;
+  EXPECT_FALSE(compile(q, tableFor(q), o).ok());
+}
+
 TEST(OracleStorage, ReadsWritesAndSemantics) {
   // No shapes: the storage tier. H1: the old value is read after the new value is computed.
   Program p = makeProgram({"b_s BUFFER s f32[s0]", "x USER_INPUT f32[s0]"},
