@@ -1,14 +1,20 @@
 // bench/oracle_bench.cpp: oracle throughput on ~30-node programs with small shapes.
 //
 // Programs: generated ones of ~30 body nodes (fixed seeds, both generator modes) and a
-// hand-written KV-cache decoder step. Three figures, each as checks per second
-// (items_per_second):
+// hand-written KV-cache decoder step. Each figure is per check (items_per_second), so the
+// parts of check() can be set against its whole:
+//   BM_Place        place(early) of the program: the placement's share (core/, not oracle/).
+//   BM_Compile      compiling the five executables of one check as check() does: one analysis
+//                   per program (reference and placed), shared by their compiles.
+//   BM_CompilePublic  the same five executables through the public compile(), which analyses
+//                   the program for every compile (what a caller of compile() pays).
 //   BM_OracleRuns   one check's worth of interpretation on compiled programs: S_par + S_seq
 //                   (one run), F, and the placed program, in both view modes, compared; one
 //                   input set. This is the oracle's own cost, what a fuzzer pays per input set.
-//   BM_Compile      compiling the five executables of one check (element tier).
 //   BM_CheckEndToEnd  check() as the CLI runs it: validate, place (early), compile, run,
 //                   compare; one input set.
+//   BM_CheckWithoutPlace  check()'s own work without the placement: validate both programs,
+//                   compile, run and compare (BM_CheckEndToEnd minus BM_Place, measured).
 #include <benchmark/benchmark.h>
 
 #include <vector>
@@ -16,6 +22,8 @@
 #include "core/placement.h"
 #include "core/text.h"
 #include "gen/generator.h"
+#include "core/validate.h"
+#include "oracle/ops.h"
 #include "oracle/oracle.h"
 
 namespace {
@@ -71,12 +79,13 @@ Graph signature:
 struct Case {
   Program program;
   SchemaTable schemas;
+  Program placed;  // place(early) of program
 };
 
 std::vector<Case> cases() {
   std::vector<Case> out;
   Result<Program> decoder = readProgram(kDecoderStep, "decoder");
-  if (decoder) out.push_back({*decoder, schemasFor(*decoder, builtinSchemas())});
+  if (decoder) out.push_back({*decoder, schemasFor(*decoder, builtinSchemas()), {}});
   gen::GenOptions options;
   options.maxNodes = 30;
   gen::Generator generator(options);
@@ -85,8 +94,9 @@ std::vector<Case> cases() {
     gen::Generated g = generator.generate(choices);
     std::size_t body = g.program.graph.nodes.size();
     if (body < 25) continue;  // keep the ~30-node ones
-    out.push_back({g.program, schemasFor(g.program, generator.schemas())});
+    out.push_back({g.program, schemasFor(g.program, generator.schemas()), {}});
   }
+  for (Case& c : out) c.placed = place(c.program, Placement::Early, c.schemas).program;
   return out;
 }
 
@@ -94,21 +104,55 @@ struct Compiled {
   oracle::Executable reference[2], value, placed[2];
 };
 
+// The five executables of one check, through the public compile().
 Compiled compileCase(const Case& c) {
   Compiled out;
-  PlacedProgram placed = place(c.program, Placement::Early, c.schemas);
   for (int m = 0; m < 2; ++m) {
     oracle::ExecOptions o;
     o.viewMode = m == 0 ? oracle::ViewMode::CopyViews : oracle::ViewMode::AliasViews;
     out.reference[m] = *oracle::compile(c.program, c.schemas, o);
     o.placedProgram = true;
-    out.placed[m] = *oracle::compile(placed.program, c.schemas, o);
+    out.placed[m] = *oracle::compile(c.placed, c.schemas, o);
   }
   oracle::ExecOptions v;
   v.valueSemantics = true;
   out.value = *oracle::compile(c.program, c.schemas, v);
   return out;
 }
+
+// The same, as check() does it: one analysis per program shared by its compiles.
+Compiled compileCaseShared(const Case& c) {
+  Compiled out;
+  const oracle::detail::Analysis program = oracle::detail::analyse(c.program, c.schemas);
+  const oracle::detail::Analysis placed = oracle::detail::analyse(c.placed, c.schemas);
+  for (int m = 0; m < 2; ++m) {
+    if (m == 1 && !out.reference[0].dependsOnViewMode() && !out.placed[0].dependsOnViewMode()) {
+      out.reference[1] = out.reference[0];  // check() compiles once when no *_copy views
+      out.placed[1] = out.placed[0];
+      break;
+    }
+    oracle::ExecOptions o;
+    o.viewMode = m == 0 ? oracle::ViewMode::CopyViews : oracle::ViewMode::AliasViews;
+    out.reference[m] = *oracle::detail::compileAnalysed(program, o);
+    o.placedProgram = true;
+    out.placed[m] = *oracle::detail::compileAnalysed(placed, o);
+  }
+  oracle::ExecOptions v;
+  v.valueSemantics = true;
+  out.value = *oracle::detail::compileAnalysed(program, v);
+  return out;
+}
+
+void BM_Place(benchmark::State& state) {
+  std::vector<Case> all = cases();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const Case& c = all[i++ % all.size()];
+    benchmark::DoNotOptimize(place(c.program, Placement::Early, c.schemas));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_Place);
 
 void BM_OracleRuns(benchmark::State& state) {
   std::vector<Case> all = cases();
@@ -138,10 +182,44 @@ BENCHMARK(BM_OracleRuns);
 void BM_Compile(benchmark::State& state) {
   std::vector<Case> all = cases();
   std::size_t i = 0;
-  for (auto _ : state) benchmark::DoNotOptimize(compileCase(all[i++ % all.size()]));
+  for (auto _ : state) benchmark::DoNotOptimize(compileCaseShared(all[i++ % all.size()]));
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
 }
 BENCHMARK(BM_Compile);
+
+void BM_CompilePublic(benchmark::State& state) {
+  std::vector<Case> all = cases();
+  std::size_t i = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(compileCase(all[i++ % all.size()]));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_CompilePublic);
+
+// check() minus the placement: validate both programs, compile as check() does, one input
+// set of runs, compared.
+void BM_CheckWithoutPlace(benchmark::State& state) {
+  std::vector<Case> all = cases();
+  const oracle::Semantics endings[] = {oracle::Semantics::Par, oracle::Semantics::Seq};
+  std::size_t i = 0, mismatches = 0;
+  for (auto _ : state) {
+    const Case& c = all[i++ % all.size()];
+    mismatches += validate(c.program).size() + validate(c.placed).size();
+    Compiled e = compileCaseShared(c);
+    const oracle::InputSet inputs{0, 0};
+    oracle::RunResult value = oracle::run(e.value, oracle::Semantics::Value, inputs);
+    for (int m = 0; m < 2; ++m) {
+      if (m == 1 && e.reference[1].impl == e.reference[0].impl && e.placed[1].impl == e.placed[0].impl) break;
+      std::vector<oracle::RunResult> ref = oracle::runEndings(e.reference[m], endings, inputs);
+      oracle::RunResult placed = oracle::run(e.placed[m], oracle::Semantics::Placed, inputs);
+      mismatches += oracle::firstDifference(ref[0], placed).has_value();
+      mismatches += oracle::firstDifference(ref[0], ref[1]).has_value();
+      mismatches += oracle::firstDifference(ref[0], value).has_value();
+    }
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  benchmark::DoNotOptimize(mismatches);
+}
+BENCHMARK(BM_CheckWithoutPlace);
 
 void BM_CheckEndToEnd(benchmark::State& state) {
   std::vector<Case> all = cases();
