@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <array>
-#include <unordered_map>
 
 namespace wb {
 
@@ -56,49 +55,18 @@ bool hasWriteArgument(const Schema& schema) {
   return false;
 }
 
-// Node name -> index: open addressing over one flat array (a node-based hash map spends most
-// of the analysis in cache misses on large graphs). Each slot keeps 32 bits of the hash, so a
-// name is compared only on a likely hit.
-class NameIndex {
- public:
-  explicit NameIndex(const Graph& graph) : graph_(graph) {
-    std::size_t capacity = 16;
-    while (capacity < graph.nodes.size() * 2) capacity <<= 1;
-    slots_.assign(capacity, Slot{});
-    mask_ = capacity - 1;
-    for (std::size_t i = 0; i < graph.nodes.size(); ++i) insert(static_cast<NodeId>(i));
-  }
-
-  NodeId find(std::string_view name) const {
-    const std::size_t h = std::hash<std::string_view>{}(name);
-    for (std::size_t at = h & mask_;; at = (at + 1) & mask_) {
-      const Slot& s = slots_[at];
-      if (s.id == kNoNode) return kNoNode;
-      if (s.hash == static_cast<std::uint32_t>(h) && graph_.nodes[s.id].name == name) return s.id;
-    }
-  }
-
- private:
-  struct Slot {
-    std::uint32_t hash = 0;
-    NodeId id = kNoNode;
-  };
-  void insert(NodeId id) {
-    const std::string& name = graph_.nodes[id].name;
-    const std::size_t h = std::hash<std::string_view>{}(name);
-    for (std::size_t at = h & mask_;; at = (at + 1) & mask_) {
-      Slot& s = slots_[at];
-      if (s.id == kNoNode) {
-        s = Slot{static_cast<std::uint32_t>(h), id};
-        return;
-      }
-      if (s.hash == static_cast<std::uint32_t>(h) && graph_.nodes[s.id].name == name) return;  // first wins
-    }
-  }
-  const Graph& graph_;
-  std::vector<Slot> slots_;
-  std::size_t mask_ = 0;
+// Node name -> index over the graph being analysed.
+struct NodeName {
+  const Graph* graph;
+  std::string_view operator()(std::uint32_t id) const { return graph->nodes[id].name; }
 };
+using NodeIndex = FlatNameIndex<NodeName>;
+
+NodeIndex indexNodes(const Graph& graph) {
+  NodeIndex index(NodeName{&graph}, graph.nodes.size());
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) index.insert(static_cast<NodeId>(i));
+  return index;
+}
 
 }  // namespace
 
@@ -115,11 +83,12 @@ bool isCopyViewVariant(std::string_view target) {
   };
   QualifiedName q = splitTarget(target);
   if (q.ns != "aten" && q.ns != "edge") return false;
+  if (!q.name.ends_with("_copy") && q.name != "_unsafe_view") return false;  // most targets: no scan
   return std::find(kViewCopies.begin(), kViewCopies.end(), q.name) != kViewCopies.end();
 }
 
 std::span<const RootId> AliasInfo::elementRootsOf(NodeId v, std::int64_t i) const {
-  Span e = elementSpan_[v];
+  Span e = nodes_[v].elements;
   if (e.size == 0) return rootsOf(v);
   if (i < 0) i += e.size;
   if (i < 0 || i >= static_cast<std::int64_t>(e.size)) return rootsOf(v);
@@ -159,18 +128,26 @@ bool AliasInfo::mayAliasRoot(NodeId v, RootId r) const {
 class AliasBuilder {
  public:
   AliasBuilder(const Program& program, const SchemaTable& schemas, const AliasOptions& options)
-      : graph_(program.graph), schemas_(schemas), options_(options), index_(program.graph) {}
+      : graph_(program.graph),
+        schemas_(schemas),
+        options_(options),
+        index_(indexNodes(program.graph)),
+        targetIndex_(TargetName{&targets_}, 16) {
+    // Enough for a small program without regrowth; larger ones grow these once or twice.
+    targets_.reserve(16);
+    returns_.reserve(16);
+    aliasArgs_.reserve(32);
+    roots_.reserve(16);
+    reads_.reserve(16);
+    writes_.reserve(16);
+    refs_.reserve(16);
+    argRefs_.reserve(8);
+    kwParam_.reserve(4);
+  }
 
   AliasInfo run() {
     const std::size_t n = graph_.nodes.size();
-    info_.rootSpan_.resize(n);
-    info_.elementSpan_.resize(n);
-    info_.readSpan_.resize(n);
-    info_.writeSpan_.resize(n);
-    info_.lastRead_.resize(n);
-    info_.lastWrite_.resize(n);
-    info_.flags_.assign(n, 0);
-    info_.firstArg_.assign(n, kNoNode);
+    info_.nodes_.resize(n);
     info_.rootPool_.reserve(n + n / 2);
     info_.readPool_.reserve(n * 2);
     info_.writePool_.reserve(n / 4);
@@ -181,35 +158,127 @@ class AliasBuilder {
  private:
   NodeId resolve(std::string_view name) const { return index_.find(name); }
 
-  // The schema of a call and whether it is a `*_copy` view variant, cached per (target,
-  // arity): targets repeat, and a table lookup compares strings.
+  // What the analysis needs of a call's schema, derived once per (target, arity): targets
+  // repeat, a table lookup compares strings, and matching alias sets compares them too.
+  struct ReturnInfo {
+    bool tensor = false;
+    bool annotated = false;  // has an alias set: aliases the arguments in aliasArgs
+    bool matched = false;    // some argument declares that set
+    std::uint32_t argsBegin = 0, argsCount = 0;  // range in aliasArgs_
+  };
   struct TargetInfo {
+    std::string_view target;
     std::size_t arity = 0;
     const Schema* schema = nullptr;
     bool copyView = false;
+    bool inplaceKind = false;
+    std::uint32_t next = kNoNode;  // the entry of the same target with another arity
+    std::uint32_t returnsBegin = 0;  // range in returns_ (schema->returns.size() entries)
+    std::uint32_t writesBegin = 0, writesCount = 0;  // written argument indices, in aliasArgs_
   };
+  struct TargetName {
+    const std::vector<TargetInfo>* targets;
+    std::string_view operator()(std::uint32_t id) const { return (*targets)[id].target; }
+  };
+
   const TargetInfo& targetInfo(const Node& node) {
-    std::vector<TargetInfo>& known = targets_[node.target];
-    for (const TargetInfo& t : known)
-      if (t.arity == node.args.size()) return t;
-    const Schema* schema = schemas_.find(node.target, node.args.size());
-    known.push_back({node.args.size(), schema,
-                     schema && options_.copyViewsAlias && isCopyViewVariant(node.target) && !hasWriteArgument(*schema)});
-    return known.back();
+    const std::size_t arity = node.args.size();
+    std::uint32_t id = targetIndex_.find(node.target);
+    std::uint32_t last = kNoNode;
+    for (; id != kNoNode; last = id, id = targets_[id].next)
+      if (targets_[id].arity == arity) return targets_[id];
+    const std::uint32_t fresh = static_cast<std::uint32_t>(targets_.size());
+    TargetInfo t;
+    t.target = node.target;
+    t.arity = arity;
+    t.schema = schemas_.find(node.target, arity);
+    if (const Schema* schema = t.schema) {
+      t.copyView = options_.copyViewsAlias && isCopyViewVariant(node.target) && !hasWriteArgument(*schema);
+      t.inplaceKind = schema->isInplaceKind();
+      t.returnsBegin = static_cast<std::uint32_t>(returns_.size());
+      for (const SchemaArgument& ret : schema->returns) {
+        ReturnInfo r;
+        r.tensor = ret.type.isTensor();
+        const AliasAnnotation* retAlias = annotationOf(ret.type);
+        r.annotated = r.tensor && retAlias && !retAlias->beforeSets.empty();
+        r.argsBegin = static_cast<std::uint32_t>(aliasArgs_.size());
+        if (r.annotated) {
+          for (std::size_t k = 0; k < schema->arguments.size(); ++k) {
+            const AliasAnnotation* argAlias = annotationOf(schema->arguments[k].type);
+            if (!argAlias || !sharesAliasSet(*retAlias, *argAlias)) continue;
+            r.matched = true;
+            aliasArgs_.push_back(static_cast<std::uint32_t>(k));
+          }
+        }
+        r.argsCount = static_cast<std::uint32_t>(aliasArgs_.size()) - r.argsBegin;
+        returns_.push_back(r);
+      }
+      t.writesBegin = static_cast<std::uint32_t>(aliasArgs_.size());
+      for (std::size_t k = 0; k < schema->arguments.size(); ++k)
+        if (schema->arguments[k].type.isWrite()) aliasArgs_.push_back(static_cast<std::uint32_t>(k));
+      t.writesCount = static_cast<std::uint32_t>(aliasArgs_.size()) - t.writesBegin;
+    }
+    targets_.push_back(t);
+    if (last == kNoNode)
+      targetIndex_.insert(fresh);
+    else
+      targets_[last].next = fresh;
+    return targets_[fresh];
   }
 
   // Every node referenced inside `arg`, in order (list and tuple arguments flattened).
   void collectRefs(const Arg& arg, std::vector<NodeId>& out) const {
-    forEachRef(arg, [&](const std::string& name) {
-      NodeId id = resolve(name);
-      if (id != kNoNode) out.push_back(id);
-    });
+    if (arg.kind == Arg::Kind::Ref) {
+      if (NodeId id = resolve(arg.text); id != kNoNode) out.push_back(id);
+    } else if (arg.isSequence()) {
+      forEachRef(arg, [&](const std::string& name) {
+        if (NodeId id = resolve(name); id != kNoNode) out.push_back(id);
+      });
+    }
+  }
+
+  // Every node the node uses into refs_, in order (args, then kwargs; lists flattened), each
+  // name resolved once; argRefs_[i] is the range of argument i (positional ones, then kwargs).
+  // Also records args[0] for in-place lineage walks.
+  void gatherRefs(NodeId n, const Node& node) {
+    refs_.clear();
+    argRefs_.clear();
+    for (const Arg& a : node.args) {
+      const std::uint32_t begin = static_cast<std::uint32_t>(refs_.size());
+      collectRefs(a, refs_);
+      argRefs_.push_back({begin, static_cast<std::uint32_t>(refs_.size())});
+    }
+    for (const auto& kv : node.kwargs) {
+      const std::uint32_t begin = static_cast<std::uint32_t>(refs_.size());
+      collectRefs(kv.second, refs_);
+      argRefs_.push_back({begin, static_cast<std::uint32_t>(refs_.size())});
+    }
+    if (!node.args.empty() && node.args[0].isRef() && argRefs_[0].end > argRefs_[0].begin)
+      info_.nodes_[n].firstArg = refs_[argRefs_[0].begin];
+  }
+
+  struct Range {
+    std::uint32_t begin = 0, end = 0;
+  };
+  std::span<const NodeId> refsOf(Range r) const { return {refs_.data() + r.begin, r.end - r.begin}; }
+
+  // Calls f(v) for every node bound to schema argument k: the positional argument k, then the
+  // kwargs naming k, in order (kwParam_ holds the schema index of each kwarg).
+  template <typename F>
+  void forBound(std::size_t k, std::size_t positional, F&& f) const {
+    if (k < positional)
+      for (NodeId v : refsOf(argRefs_[k])) f(v);
+    for (std::size_t j = 0; j < kwParam_.size(); ++j)
+      if (kwParam_[j] == k)
+        for (NodeId v : refsOf(argRefs_[positional + j])) f(v);
   }
 
   // Appends the sorted, deduplicated contents of `scratch` to the root pool.
   AliasInfo::Span commitRoots(std::vector<RootId>& scratch) {
-    std::sort(scratch.begin(), scratch.end());
-    scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
+    if (scratch.size() > 1) {
+      std::sort(scratch.begin(), scratch.end());
+      scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
+    }
     AliasInfo::Span s{static_cast<std::uint32_t>(info_.rootPool_.size()), static_cast<std::uint32_t>(scratch.size())};
     info_.rootPool_.insert(info_.rootPool_.end(), scratch.begin(), scratch.end());
     return s;
@@ -223,7 +292,7 @@ class AliasBuilder {
   // Records accesses (root, via) for node n in `pool`, one per root (the first via wins), and
   // updates the per-root last access unless n is the output node.
   AliasInfo::Span commitAccesses(NodeId n, std::vector<RootAccess>& scratch, std::vector<RootAccess>& pool,
-                                 std::vector<LastAccess>& last, bool isOutput) {
+                                 LastAccess AliasInfo::PerNode::*last, bool isOutput) {
     // Stable, so the first argument through which a root is reached is kept. Insertion sort:
     // the lists are short, and std::stable_sort allocates.
     auto byRoot = [](const RootAccess& a, const RootAccess& b) { return a.root < b.root; };
@@ -239,23 +308,21 @@ class AliasBuilder {
     AliasInfo::Span s{static_cast<std::uint32_t>(pool.size()), static_cast<std::uint32_t>(scratch.size())};
     pool.insert(pool.end(), scratch.begin(), scratch.end());
     if (!isOutput)
-      for (const RootAccess& a : scratch) last[a.root] = LastAccess{n, a.via};
+      for (const RootAccess& a : scratch) info_.nodes_[a.root].*last = LastAccess{n, a.via};
     return s;
   }
 
-  void accessesOf(const std::vector<NodeId>& values, std::vector<RootAccess>& out) const {
-    for (NodeId v : values)
-      for (RootId r : info_.rootsOf(v)) out.push_back(RootAccess{r, v});
+  void accessOf(NodeId v, std::vector<RootAccess>& out) const {
+    for (RootId r : info_.rootsOf(v)) out.push_back(RootAccess{r, v});
   }
-
-  void allRefs(const Node& node, std::vector<NodeId>& out) const {
-    for (const Arg& a : node.args) collectRefs(a, out);
-    for (const auto& kv : node.kwargs) collectRefs(kv.second, out);
+  void accessesOf(std::span<const NodeId> values, std::vector<RootAccess>& out) const {
+    for (NodeId v : values) accessOf(v, out);
   }
 
   void finish(NodeId n, bool isOutput) {
-    info_.readSpan_[n] = commitAccesses(n, reads_, info_.readPool_, info_.lastRead_, isOutput);
-    info_.writeSpan_[n] = commitAccesses(n, writes_, info_.writePool_, info_.lastWrite_, isOutput);
+    AliasInfo::PerNode& at = info_.nodes_[n];
+    at.reads = commitAccesses(n, reads_, info_.readPool_, &AliasInfo::PerNode::lastRead, isOutput);
+    at.writes = commitAccesses(n, writes_, info_.writePool_, &AliasInfo::PerNode::lastWrite, isOutput);
   }
 
   void visit(NodeId n) {
@@ -263,20 +330,19 @@ class AliasBuilder {
     roots_.clear();
     reads_.clear();
     writes_.clear();
-    if (!node.args.empty() && node.args[0].isRef()) info_.firstArg_[n] = resolve(node.args[0].text);
 
     switch (node.op) {
       case NodeOp::Placeholder:
       case NodeOp::GetAttr:
+        if (!node.args.empty() && node.args[0].isRef()) info_.nodes_[n].firstArg = resolve(node.args[0].text);
         roots_.push_back(n);
-        info_.rootSpan_[n] = commitRoots(roots_);
+        info_.nodes_[n].roots = commitRoots(roots_);
         finish(n, false);
         return;
       case NodeOp::Output: {
-        refs_.clear();
-        allRefs(node, refs_);
+        gatherRefs(n, node);
         accessesOf(refs_, reads_);
-        info_.rootSpan_[n] = commitRoots(roots_);  // empty
+        info_.nodes_[n].roots = commitRoots(roots_);  // empty
         finish(n, true);
         info_.output_ = n;
         for (const Arg& a : graph_.returnedValues())
@@ -284,6 +350,7 @@ class AliasBuilder {
         return;
       }
       case NodeOp::CallModule:
+        gatherRefs(n, node);
         conservative(n, node);
         return;
       case NodeOp::CallFunction:
@@ -291,25 +358,26 @@ class AliasBuilder {
     }
 
     if (node.target == "operator.getitem") {
+      if (!node.args.empty() && node.args[0].isRef()) info_.nodes_[n].firstArg = resolve(node.args[0].text);
       getitem(n, node);
       return;
     }
+    gatherRefs(n, node);
     const TargetInfo& target = targetInfo(node);
-    if (!target.schema || !precise(n, node, *target.schema, target.copyView)) conservative(n, node);
+    if (!target.schema || !precise(n, node, target)) conservative(n, node);
   }
 
   // Schema-less, higher-order, delegate, call_module, or unbindable: the result may alias every
   // tensor argument (and is also fresh), and the node may read and write all of them.
+  // refs_ holds the node's references (gatherRefs).
   void conservative(NodeId n, const Node& node) {
-    info_.flags_[n] |= AliasInfo::kConservative;
-    refs_.clear();
-    allRefs(node, refs_);
+    info_.nodes_[n].flags |= AliasInfo::kConservative;
     // A result annotated as a SymInt (`operator.mul` on sizes) is no storage.
     if (!node.typeText.starts_with("Sym(")) {
       roots_.push_back(n);
       for (NodeId v : refs_) addRootsOf(v, roots_);
     }
-    info_.rootSpan_[n] = commitRoots(roots_);
+    info_.nodes_[n].roots = commitRoots(roots_);
     accessesOf(refs_, reads_);
     accessesOf(refs_, writes_);
     finish(n, false);
@@ -317,7 +385,7 @@ class AliasBuilder {
 
   // A projection: the element's roots; no storage is touched.
   void getitem(NodeId n, const Node& node) {
-    NodeId container = info_.firstArg_[n];
+    NodeId container = info_.nodes_[n].firstArg;
     if (container != kNoNode) {
       const bool known = node.args.size() > 1 && node.args[1].kind == Arg::Kind::Int;
       auto rs = known ? info_.elementRootsOf(container, node.args[1].integer) : info_.rootsOf(container);
@@ -325,61 +393,56 @@ class AliasBuilder {
     } else {
       roots_.push_back(n);  // getitem of a constant container: a fresh value
     }
-    info_.rootSpan_[n] = commitRoots(roots_);
+    info_.nodes_[n].roots = commitRoots(roots_);
     finish(n, false);
   }
 
-  // Binds the node's arguments to the schema and derives roots, reads and writes precisely.
-  // Returns false (nothing recorded) when the arguments do not bind.
-  bool precise(NodeId n, const Node& node, const Schema& schema, bool viewCopy) {
+  // Binds the node's arguments (refs_, argRefs_) to the schema and derives roots, reads and
+  // writes precisely. Returns false (nothing recorded but the in-place flag) when the
+  // arguments do not bind.
+  bool precise(NodeId n, const Node& node, const TargetInfo& target) {
+    const Schema& schema = *target.schema;
     const std::size_t arity = schema.arguments.size();
-    if (node.args.size() > arity) return false;
-    // bound_[k]: the nodes passed (flattened) to schema argument k.
-    if (bound_.size() < arity) bound_.resize(arity);
-    for (std::size_t k = 0; k < arity; ++k) bound_[k].clear();
-    for (std::size_t i = 0; i < node.args.size(); ++i) collectRefs(node.args[i], bound_[i]);
-    for (const auto& [key, value] : node.kwargs) {
-      std::optional<std::size_t> k = schema.argumentIndex(key);
+    const std::size_t positional = node.args.size();
+    if (positional > arity) return false;
+    kwParam_.clear();
+    for (const auto& kv : node.kwargs) {
+      std::optional<std::size_t> k = schema.argumentIndex(kv.first);
       if (!k) return false;
-      collectRefs(value, bound_[*k]);
+      kwParam_.push_back(*k);
     }
-    if (schema.isInplaceKind()) info_.flags_[n] |= AliasInfo::kInplaceKind;
+    if (target.inplaceKind) info_.nodes_[n].flags |= AliasInfo::kInplaceKind;
 
-    std::optional<int> share = node.shareAllocArgIndex();
-    if (share && static_cast<std::size_t>(*share) >= node.args.size()) return false;  // unusable annotation
-    shareRefs_.clear();
-    if (share) collectRefs(node.args[static_cast<std::size_t>(*share)], shareRefs_);
+    std::optional<int> share;
+    if (!node.meta.empty()) share = node.shareAllocArgIndex();
+    if (share && static_cast<std::size_t>(*share) >= positional) return false;  // unusable annotation
+    std::span<const NodeId> shareRefs;
+    if (share) shareRefs = refsOf(argRefs_[static_cast<std::size_t>(*share)]);
     bool shareHasRoots = false;
-    for (NodeId v : shareRefs_) shareHasRoots |= !info_.rootsOf(v).empty();
+    for (NodeId v : shareRefs) shareHasRoots |= !info_.rootsOf(v).empty();
 
     // Per-return roots.
     const std::size_t returns = schema.returns.size();
     if (elementRoots_.size() < returns) elementRoots_.resize(returns);
     for (std::size_t ri = 0; ri < returns; ++ri) {
-      const SchemaArgument& ret = schema.returns[ri];
+      const ReturnInfo& ret = returns_[target.returnsBegin + ri];
       std::vector<RootId>& out = elementRoots_[ri];
       out.clear();
-      if (!ret.type.isTensor()) continue;
-      const AliasAnnotation* retAlias = annotationOf(ret.type);
+      if (!ret.tensor) continue;
       bool fresh = true;
-      if (retAlias && !retAlias->beforeSets.empty()) {
-        bool matched = false;
-        for (std::size_t k = 0; k < arity; ++k) {
-          const AliasAnnotation* argAlias = annotationOf(schema.arguments[k].type);
-          if (!argAlias || !sharesAliasSet(*retAlias, *argAlias)) continue;
-          matched = true;
-          for (NodeId v : bound_[k]) addRootsOf(v, out);
-        }
+      if (ret.annotated) {
         // An alias set no argument declares: say nothing precise about it.
-        if (!matched) return false;
+        if (!ret.matched) return false;
+        for (std::uint32_t a = ret.argsBegin; a < ret.argsBegin + ret.argsCount; ++a)
+          forBound(aliasArgs_[a], positional, [&](NodeId v) { addRootsOf(v, out); });
         fresh = false;
       }
-      if (viewCopy && arity > 0) {
-        for (NodeId v : bound_[0]) addRootsOf(v, out);
+      if (target.copyView && arity > 0) {
+        forBound(0, positional, [&](NodeId v) { addRootsOf(v, out); });
         fresh = false;
       }
       if (share && shareHasRoots) {
-        for (NodeId v : shareRefs_) addRootsOf(v, out);
+        for (NodeId v : shareRefs) addRootsOf(v, out);
         fresh = false;
       }
       if (fresh) out.push_back(n);
@@ -387,21 +450,19 @@ class AliasBuilder {
 
     for (std::size_t ri = 0; ri < returns; ++ri)
       roots_.insert(roots_.end(), elementRoots_[ri].begin(), elementRoots_[ri].end());
-    info_.rootSpan_[n] = commitRoots(roots_);
+    info_.nodes_[n].roots = commitRoots(roots_);
     if (returns > 1) {  // a tuple: getitem picks one element
       AliasInfo::Span es{static_cast<std::uint32_t>(info_.elementPool_.size()), static_cast<std::uint32_t>(returns)};
       for (std::size_t ri = 0; ri < returns; ++ri) info_.elementPool_.push_back(commitRoots(elementRoots_[ri]));
-      info_.elementSpan_[n] = es;
+      info_.nodes_[n].elements = es;
     }
 
     // Reads: every node used. Writes: arguments bound to `(a!)` (lists included) and the
     // storage a `_share_alloc_with_arg_idx` result lands in.
-    refs_.clear();
-    allRefs(node, refs_);
     accessesOf(refs_, reads_);
-    for (std::size_t k = 0; k < arity; ++k)
-      if (schema.arguments[k].type.isWrite()) accessesOf(bound_[k], writes_);
-    if (share) accessesOf(shareRefs_, writes_);
+    for (std::uint32_t a = target.writesBegin; a < target.writesBegin + target.writesCount; ++a)
+      forBound(aliasArgs_[a], positional, [&](NodeId v) { accessOf(v, writes_); });
+    if (share) accessesOf(shareRefs, writes_);
     finish(n, false);
     return true;
   }
@@ -410,13 +471,17 @@ class AliasBuilder {
   const SchemaTable& schemas_;
   AliasOptions options_;
   AliasInfo info_;
-  NameIndex index_;
-  std::unordered_map<std::string_view, std::vector<TargetInfo>> targets_;
+  NodeIndex index_;
+  std::vector<TargetInfo> targets_;
+  FlatNameIndex<TargetName> targetIndex_;  // target -> first entry in targets_
+  std::vector<ReturnInfo> returns_;
+  std::vector<std::uint32_t> aliasArgs_;
   // Scratch buffers, reused across nodes.
   std::vector<RootId> roots_;
   std::vector<RootAccess> reads_, writes_;
-  std::vector<NodeId> refs_, shareRefs_;
-  std::vector<std::vector<NodeId>> bound_;
+  std::vector<NodeId> refs_;
+  std::vector<Range> argRefs_;
+  std::vector<std::size_t> kwParam_;
   std::vector<std::vector<RootId>> elementRoots_;
 };
 

@@ -25,11 +25,13 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/ir.h"
@@ -41,6 +43,91 @@ namespace wb {
 using NodeId = std::uint32_t;
 using RootId = NodeId;
 inline constexpr NodeId kNoNode = std::numeric_limits<NodeId>::max();
+
+// A hash of a name for the flat indices below (FNV-style multiply over 8-byte words, then a
+// final mix so the low bits, which pick the slot, depend on every byte). Only speed depends on
+// it: nothing iterates an index, so no result depends on hash order.
+inline std::uint64_t hashName(std::string_view s) {
+  constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  std::uint64_t h = s.size() * kMul;
+  const char* p = s.data();
+  std::size_t n = s.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * kMul;
+    h ^= h >> 29;
+  }
+  std::uint64_t w = 0;
+  std::memcpy(&w, p, n);
+  h = (h ^ w) * kMul;
+  h ^= h >> 32;
+  h *= 0xD6E8FEB86659FD93ull;
+  h ^= h >> 32;
+  return h;
+}
+
+// Name -> id: open addressing over one flat array of (32 bits of hash, id); the names stay
+// where they are and `keyOf(id)` fetches one, so an index over 10^6 node names is 8 bytes a
+// slot and compares a name only on a likely hit. Interning names once per analysis is what
+// keeps the analysis and the rewrite linear and allocation-poor.
+template <typename KeyOf>
+class FlatNameIndex {
+ public:
+  explicit FlatNameIndex(KeyOf keyOf, std::size_t expected) : keyOf_(std::move(keyOf)) {
+    std::size_t capacity = 8;
+    while (capacity < expected * 2 + 2) capacity <<= 1;
+    slots_.assign(capacity, Slot{});
+    mask_ = capacity - 1;
+  }
+  // Adds keyOf(id) -> id unless the name is present (the first id stays). Returns the id the
+  // name maps to. The table grows as needed.
+  std::uint32_t insert(std::uint32_t id) {
+    if ((size_ + 1) * 2 > slots_.size()) grow();
+    const std::string_view name = keyOf_(id);
+    const std::uint64_t h = hashName(name);
+    for (std::size_t at = h & mask_;; at = (at + 1) & mask_) {
+      Slot& s = slots_[at];
+      if (s.id == kNone) {
+        s = Slot{static_cast<std::uint32_t>(h >> 32), id};
+        ++size_;
+        return id;
+      }
+      if (s.hash == static_cast<std::uint32_t>(h >> 32) && keyOf_(s.id) == name) return s.id;
+    }
+  }
+  // The id of `name`, or kNone.
+  std::uint32_t find(std::string_view name) const {
+    const std::uint64_t h = hashName(name);
+    for (std::size_t at = h & mask_;; at = (at + 1) & mask_) {
+      const Slot& s = slots_[at];
+      if (s.id == kNone) return kNone;
+      if (s.hash == static_cast<std::uint32_t>(h >> 32) && keyOf_(s.id) == name) return s.id;
+    }
+  }
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+ private:
+  struct Slot {
+    std::uint32_t hash = 0;
+    std::uint32_t id = kNone;
+  };
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot& o : old) {
+      if (o.id == kNone) continue;
+      std::size_t at = hashName(keyOf_(o.id)) & mask_;
+      while (slots_[at].id != kNone) at = (at + 1) & mask_;
+      slots_[at] = o;
+    }
+  }
+  KeyOf keyOf_;
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  std::size_t size_ = 0;
+};
 
 // One storage access of a node: `root`, reached through the argument value `via` (a node).
 struct RootAccess {
@@ -68,18 +155,18 @@ struct AliasOptions {
 // program, so it may outlive it (the indices then refer to the program it was computed on).
 class AliasInfo {
  public:
-  std::size_t nodeCount() const { return rootSpan_.size(); }
+  std::size_t nodeCount() const { return nodes_.size(); }
 
   // The roots value `v` may share storage with, sorted ascending. Empty for values that are
   // no tensors (SymInts, `-> ()` ops, the output node).
-  std::span<const RootId> rootsOf(NodeId v) const { return span(rootPool_, rootSpan_[v]); }
+  std::span<const RootId> rootsOf(NodeId v) const { return span(rootPool_, nodes_[v].roots); }
   // Element `i` of a node returning several values (a schema with several returns), or
   // rootsOf(v) when the node has no per-element information or `i` is out of range.
   std::span<const RootId> elementRootsOf(NodeId v, std::int64_t i) const;
   // The roots node `n` reads / writes, each once (the first argument through which it does),
   // sorted by root.
-  std::span<const RootAccess> reads(NodeId n) const { return span(readPool_, readSpan_[n]); }
-  std::span<const RootAccess> writes(NodeId n) const { return span(writePool_, writeSpan_[n]); }
+  std::span<const RootAccess> reads(NodeId n) const { return span(readPool_, nodes_[n].reads); }
+  std::span<const RootAccess> writes(NodeId n) const { return span(writePool_, nodes_[n].writes); }
   bool readsRoot(NodeId n, RootId r) const;
   bool writesRoot(NodeId n, RootId r) const;
   // Values a and b may share storage: their root sets intersect.
@@ -88,16 +175,16 @@ class AliasInfo {
   bool mayAliasRoot(NodeId v, RootId r) const;
 
   // The last non-output node reading / writing root r, in graph order.
-  LastAccess lastReader(RootId r) const { return lastRead_[r]; }
-  LastAccess lastWriter(RootId r) const { return lastWrite_[r]; }
+  LastAccess lastReader(RootId r) const { return nodes_[r].lastRead; }
+  LastAccess lastWriter(RootId r) const { return nodes_[r].lastWrite; }
 
   // Whether the analysis treated node n conservatively (no usable schema): it may alias,
   // read and write every tensor argument.
-  bool isConservative(NodeId n) const { return flags_[n] & kConservative; }
+  bool isConservative(NodeId n) const { return nodes_[n].flags & kConservative; }
   // Node n is a call with an in-place-kind schema (torchgen SchemaKind::inplace).
-  bool isInplaceKind(NodeId n) const { return flags_[n] & kInplaceKind; }
+  bool isInplaceKind(NodeId n) const { return nodes_[n].flags & kInplaceKind; }
   // The node referenced by args[0] of node n, or kNoNode (for in-place lineage walks).
-  NodeId firstArg(NodeId n) const { return firstArg_[n]; }
+  NodeId firstArg(NodeId n) const { return nodes_[n].firstArg; }
   // The values the output node returns, by position (kNoNode for a constant).
   const std::vector<NodeId>& returned() const { return returned_; }
   // Index of the output node, or kNoNode.
@@ -116,15 +203,21 @@ class AliasInfo {
   static constexpr std::uint8_t kConservative = 1;
   static constexpr std::uint8_t kInplaceKind = 2;
 
+  // Everything per node in one record: one allocation per analysis instead of one per field
+  // (the oracle analyses ~30-node programs many thousand times a second).
+  struct PerNode {
+    Span roots;      // range in rootPool_
+    Span elements;   // range in elementPool_ (size 0: none)
+    Span reads, writes;           // ranges in readPool_ / writePool_
+    LastAccess lastRead, lastWrite;  // of the root this node creates (indexed by node)
+    NodeId firstArg = kNoNode;
+    std::uint8_t flags = 0;
+  };
+
+  std::vector<PerNode> nodes_;
   std::vector<RootId> rootPool_;
-  std::vector<Span> rootSpan_;      // per node
-  std::vector<Span> elementSpan_;   // per node: range in elementPool_ (size 0: none)
   std::vector<Span> elementPool_;   // per element: range in rootPool_
   std::vector<RootAccess> readPool_, writePool_;
-  std::vector<Span> readSpan_, writeSpan_;  // per node
-  std::vector<LastAccess> lastRead_, lastWrite_;  // per root (indexed by node)
-  std::vector<std::uint8_t> flags_;
-  std::vector<NodeId> firstArg_;
   std::vector<NodeId> returned_;
   NodeId output_ = kNoNode;
 };

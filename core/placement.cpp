@@ -4,7 +4,6 @@
 #include "core/placement.h"
 
 #include <array>
-#include <unordered_map>
 
 #include "core/placement_models.h"
 #include "core/rewrite.h"
@@ -67,20 +66,24 @@ WriteBackSelection selectWriteBacks(const Program& program, const AliasInfo& ali
 
   // Placeholders are first and the input specs match them one to one (validate()), so input
   // spec k is node k. Keyed by (kind, name): a buffer FQN may equal a user-input name.
-  std::unordered_map<std::string_view, NodeId> bufferByTarget, userInputByName;
-  for (std::size_t k = 0; k < signature.inputs.size() && k < graph.nodes.size(); ++k) {
-    const InputSpec& in = signature.inputs[k];
-    if (in.kind == InputKind::Buffer) bufferByTarget.emplace(in.target, static_cast<NodeId>(k));
-    if (in.kind == InputKind::UserInput) userInputByName.emplace(in.name, static_cast<NodeId>(k));
+  // Input spec k is the id of both indices; the first spec with a key wins.
+  const std::vector<InputSpec>& inputs = signature.inputs;
+  auto targetOf = [&](std::uint32_t k) { return std::string_view(inputs[k].target); };
+  auto nameOf = [&](std::uint32_t k) { return std::string_view(inputs[k].name); };
+  FlatNameIndex<decltype(targetOf)> bufferByTarget(targetOf, inputs.size());
+  FlatNameIndex<decltype(nameOf)> userInputByName(nameOf, inputs.size());
+  for (std::size_t k = 0; k < inputs.size() && k < graph.nodes.size(); ++k) {
+    if (inputs[k].kind == InputKind::Buffer) bufferByTarget.insert(static_cast<std::uint32_t>(k));
+    if (inputs[k].kind == InputKind::UserInput) userInputByName.insert(static_cast<std::uint32_t>(k));
   }
 
   const std::vector<NodeId>& returned = aliases.returned();
   for (std::size_t i = 0; i < signature.outputs.size(); ++i) {
     const OutputSpec& spec = signature.outputs[i];
     if (!isMutation(spec.kind)) continue;
-    const auto& table = spec.kind == OutputKind::BufferMutation ? bufferByTarget : userInputByName;
-    auto target = table.find(spec.target);
-    if (target == table.end()) {  // validate() rejects this; kept as a guard
+    const NodeId target = spec.kind == OutputKind::BufferMutation ? bufferByTarget.find(spec.target)
+                                                                   : userInputByName.find(spec.target);
+    if (target == kNoNode) {  // validate() rejects this; kept as a guard
       selection.skipped.push_back(describeOutput(i, spec) + ": the target does not resolve to a placeholder");
       continue;
     }
@@ -93,14 +96,14 @@ WriteBackSelection selectWriteBacks(const Program& program, const AliasInfo& ali
     // step goes to an earlier node, so the walk ends.
     NodeId walk = value;
     while (walk != kNoNode && aliases.isInplaceKind(walk)) walk = aliases.firstArg(walk);
-    if (walk == target->second) {
+    if (walk == target) {
       std::string why = describeOutput(i, spec) + ": ";
       why += walk == value ? "the value is the target itself"
                            : "an in-place lineage of its own target %" + graph.nodes[walk].name;
       selection.skipped.push_back(why + ", so the buffer already holds it (no copy)");
       continue;
     }
-    selection.writeBacks.push_back({i, target->second, value});
+    selection.writeBacks.push_back({i, target, value});
   }
   return selection;
 }
@@ -140,6 +143,11 @@ PlacedProgram place(const Program& program, Placement placement, const SchemaTab
     case Placement::Draft13857: return placeDraft13857(program, schemas);
   }
   return placeEarly(program, schemas);
+}
+
+PlacedProgram place(Program&& program, Placement placement, const SchemaTable& schemas) {
+  if (placement == Placement::Early) return placeEarly(std::move(program), schemas);
+  return place(static_cast<const Program&>(program), placement, schemas);
 }
 
 }  // namespace wb

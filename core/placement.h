@@ -50,6 +50,9 @@ struct PlacedProgram {
 // Places the write-backs of a valid program (see validate()). `schemas` is the table the
 // program's targets are looked up in (builtins plus the program's own `Schemas:` section).
 PlacedProgram place(const Program& program, Placement placement, const SchemaTable& schemas);
+// The same, consuming `program`: `early` moves its nodes into the result instead of copying
+// them (the other placements copy as the const& version does). Same result, same explanations.
+PlacedProgram place(Program&& program, Placement placement, const SchemaTable& schemas);
 
 // The schemas a program is analysed with: `base` plus every schema in `program.schemas`.
 SchemaTable schemasFor(const Program& program, const SchemaTable& base);
@@ -80,6 +83,7 @@ PlacedProgram placeEnd(const Program& program, const SchemaTable& schemas);
 // node that may write a root of the value; copies that read a buffer another copy writes go
 // first; a cycle of such copies gets a clone of one value.
 PlacedProgram placeEarly(const Program& program, const SchemaTable& schemas);
+PlacedProgram placeEarly(Program&& program, const SchemaTable& schemas);  // consumes `program`
 
 // The decisions of `early` without the graph surgery, in input-graph terms (for benchmarks and
 // for the proofs, which check them against their own constraints).

@@ -11,10 +11,10 @@
 #include <limits>
 #include <optional>
 #include <queue>
-#include <set>
 #include <string_view>
 #include <tuple>
-#include <unordered_map>
+#include <type_traits>
+#include <utility>
 
 #include "core/placement.h"
 #include "core/rewrite.h"
@@ -305,35 +305,62 @@ namespace {
 
 std::string pct(const std::string& name) { return "%" + name; }
 
+// The names of the input nodes a plan's explanations mention, taken before the rewrite (which
+// may move the nodes away): buffers, values, binding nodes, vias and roots.
+class PlanNames {
+ public:
+  PlanNames(const Graph& graph, const EarlyPlan& plan) {
+    std::vector<NodeId> ids;
+    ids.reserve(plan.copies.size() * 5);
+    for (const Copy& c : plan.copies) {
+      ids.push_back(c.writeBack.buffer);
+      ids.push_back(c.writeBack.value);
+      if (c.bindingKind == Copy::Binding::Node) ids.push_back(static_cast<NodeId>(c.binding));
+      if (c.via != kNoNode) ids.push_back(c.via);
+      if (c.root != kNoNode) ids.push_back(c.root);
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    ids_ = std::move(ids);
+    names_.reserve(ids_.size());
+    for (NodeId id : ids_) names_.push_back(graph.nodes[id].name);
+  }
+  const std::string& operator[](NodeId id) const {
+    return names_[static_cast<std::size_t>(std::lower_bound(ids_.begin(), ids_.end(), id) - ids_.begin())];
+  }
+
+ private:
+  std::vector<NodeId> ids_;
+  std::vector<std::string> names_;
+};
+
 // The explanation of one planned copy, in words (DESIGN §6).
-std::string explain(const Graph& graph, const EarlyPlan::Copy& c, const std::string& bindingName,
+std::string explain(const PlanNames& names, const EarlyPlan::Copy& c, const std::string& bindingName,
                     const std::vector<std::string>& copyNames, const EarlyPlan& plan) {
-  const std::string buffer = graph.nodes[c.writeBack.buffer].name;
-  const std::string value = graph.nodes[c.writeBack.value].name;
+  const std::string& buffer = names[c.writeBack.buffer];
+  const std::string& value = names[c.writeBack.value];
   auto through = [&](NodeId via, RootId root) {
-    return via != kNoNode && via != root ? " through " + pct(graph.nodes[via].name) : std::string();
+    return via != kNoNode && via != root ? " through " + pct(names[via]) : std::string();
   };
   std::string text = "after " + pct(bindingName) + ": ";
   if (c.rule == "R0") return text + "the last placeholder (copies never go among the placeholders)";
   if (c.rule == "R1") return text + "the value is defined here";
   if (c.rule == "R2") {
-    text += std::string(c.bindingWrites ? "writes " : "reads ") + graph.nodes[c.root].name + through(c.via, c.root);
+    text += std::string(c.bindingWrites ? "writes " : "reads ") + names[c.root] + through(c.via, c.root);
     if (c.bindingKind == Copy::Binding::Clone) text += " (the clone that breaks a cycle of copies)";
     return text;
   }
   if (c.rule == "R3")
-    return text + "writes " + pct(graph.nodes[c.root].name) + "'s storage" + through(c.via, c.root) + " (value of " +
-           buffer + ")";
+    return text + "writes " + pct(names[c.root]) + "'s storage" + through(c.via, c.root) + " (value of " + buffer + ")";
   if (c.rule == "CLONE")
     return text + "copies a clone of " + pct(value) +
            " taken where it is final, because a cycle of copies would overwrite it first";
   // C: bound by another copy.
   const EarlyPlan::Copy& other = plan.copies[c.binding];
-  const std::string otherBuffer = graph.nodes[other.writeBack.buffer].name;
+  const std::string& otherBuffer = names[other.writeBack.buffer];
   text = "after " + pct(copyNames[c.binding]) + " (copy_ of " + otherBuffer + ", C): ";
   if (c.bindingWrites) return text + "both write " + buffer + "; output order keeps the later write last";
-  return text + "that copy reads " + graph.nodes[c.root].name + through(c.via, c.root) +
-         ", which this copy overwrites";
+  return text + "that copy reads " + names[c.root] + through(c.via, c.root) + ", which this copy overwrites";
 }
 
 // insertWriteBacks names copies in request (= graph) order. FX names them in creation order,
@@ -349,14 +376,8 @@ void nameCopiesInOutputOrder(RewriteResult& rewritten, const std::vector<CopyIns
   std::vector<std::string> renamed(k);
   for (std::size_t rank = 0; rank < k; ++rank) renamed[bySpec[rank]] = rewritten.copyNames[rank];
   if (renamed == rewritten.copyNames) return;
-  std::unordered_map<std::string_view, std::size_t> request;
-  for (std::size_t r = 0; r < k; ++r) request.emplace(rewritten.copyNames[r], r);
   Program& p = rewritten.program;
-  std::vector<std::size_t> at;  // graph positions of the copies, in request order
-  at.resize(k);
-  for (std::size_t i = 0; i < p.graph.nodes.size(); ++i)
-    if (auto it = request.find(p.graph.nodes[i].name); it != request.end()) at[it->second] = i;
-  for (std::size_t r = 0; r < k; ++r) p.graph.nodes[at[r]].name = renamed[r];
+  for (std::size_t r = 0; r < k; ++r) p.graph.nodes[rewritten.copyPositions[r]].name = renamed[r];
   // The copies are used only by the output tuple (at their outputs' positions) and the specs.
   Node& output = p.graph.nodes.back();
   for (std::size_t r = 0; r < k; ++r) {
@@ -366,36 +387,48 @@ void nameCopiesInOutputOrder(RewriteResult& rewritten, const std::vector<CopyIns
   rewritten.copyNames = std::move(renamed);
 }
 
-}  // namespace
-
-PlacedProgram placeEarly(const Program& program, const SchemaTable& schemas) {
+// placeEarly for both overloads of place(): `kConsume` moves the input's nodes into the result
+// (the caller passed an rvalue); otherwise each node is copied exactly once.
+template <bool kConsume>
+PlacedProgram placeEarlyImpl(std::conditional_t<kConsume, Program&, const Program&> program,
+                             const SchemaTable& schemas) {
+  auto take = [](auto& field) -> decltype(auto) {
+    if constexpr (kConsume) return std::move(field); else return field;
+  };
   const AliasInfo aliases = analyzeAliases(program, schemas);
   EarlyPlan plan = planEarly(program, aliases);
   PlacedProgram placed;
   placed.skipped = std::move(plan.skipped);
   if (plan.copies.empty()) {
-    placed.program = program;
+    placed.program = take(program);
     return placed;
   }
+  const PlanNames names(program.graph, plan);
 
   // Stage the clones: `clone = aten::clone(V)` right after its anchor, and the output that
-  // returned V returns the clone, so the copy inserted for it reads the clone.
-  const Graph& graph = program.graph;
+  // returned V returns the clone, so the copy inserted for it reads the clone. Clones are in
+  // graph order, so their anchors ascend.
+  auto& graph = program.graph;
   const std::size_t n = graph.nodes.size();
   std::vector<std::string> cloneNames;
-  std::vector<std::size_t> before(n + 1, 0);  // clones anchored before node i (prefix counts)
+  std::vector<std::size_t> cloneAnchors;
   Program staged;
-  const Program* input = &program;
   if (!plan.clones.empty()) {
-    std::set<std::string, std::less<>> used;
-    for (const Node& node : graph.nodes) used.insert(node.name);
-    std::vector<std::vector<Node>> after(n);
+    // Fresh names "clone", "clone_1", ...: each clone takes the first candidate unused by the
+    // input after the previous clone's (the ones before are taken).
+    auto nodeName = [&](std::uint32_t id) { return std::string_view(graph.nodes[id].name); };
+    FlatNameIndex<decltype(nodeName)> used(nodeName, n);
+    for (std::size_t i = 0; i < n; ++i) used.insert(static_cast<std::uint32_t>(i));
+    std::size_t suffix = 0;
+    std::vector<Node> clones;
     std::vector<Arg> returned = graph.returnedValues();
-    staged.signature = program.signature;
+    staged.signature = take(program.signature);
     for (const EarlyPlan::Clone& c : plan.clones) {
-      std::string name = "clone";
-      for (std::size_t i = 1; used.count(name); ++i) name = "clone_" + std::to_string(i);
-      used.insert(name);
+      std::string name;
+      do {
+        name = suffix == 0 ? std::string("clone") : "clone_" + std::to_string(suffix);
+        ++suffix;
+      } while (used.find(name) != used.kNone);
       const Node& value = graph.nodes[c.value];
       Node clone;
       clone.name = name;
@@ -403,52 +436,66 @@ PlacedProgram placeEarly(const Program& program, const SchemaTable& schemas) {
       clone.target = "aten::clone";
       clone.args = {Arg::ref(value.name)};
       clone.typeText = value.typeText;
-      after[c.afterNode].push_back(std::move(clone));
+      clones.push_back(std::move(clone));
       returned[c.outputIndex] = Arg::ref(name);
       staged.signature.outputs[c.outputIndex].name = name;
-      cloneNames.push_back(name);
-      ++before[c.afterNode + 1];
+      cloneNames.push_back(std::move(name));
+      cloneAnchors.push_back(c.afterNode);
     }
-    for (std::size_t i = 1; i <= n; ++i) before[i] += before[i - 1];
-    staged.schemas = program.schemas;
-    staged.submodules = program.submodules;
-    staged.rangeConstraints = program.rangeConstraints;
+    staged.schemas = take(program.schemas);
+    staged.submodules = take(program.submodules);
+    staged.rangeConstraints = take(program.rangeConstraints);
     staged.signatureInferred = program.signatureInferred;
-    staged.graph.nodes.reserve(n + plan.clones.size());
+    staged.graph.nodes.reserve(n + clones.size());
+    std::size_t next = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      staged.graph.nodes.push_back(graph.nodes[i]);
-      for (Node& clone : after[i]) staged.graph.nodes.push_back(std::move(clone));
+      staged.graph.nodes.push_back(take(graph.nodes[i]));
+      for (; next < clones.size() && cloneAnchors[next] == i; ++next) staged.graph.nodes.push_back(std::move(clones[next]));
     }
     staged.graph.nodes.back().args = {Arg::tuple(std::move(returned))};
-    input = &staged;
   }
 
   // Copies anchored at node a follow the clones anchored there.
   std::vector<CopyInsertion> requests;
   requests.reserve(plan.copies.size());
-  for (const EarlyPlan::Copy& c : plan.copies)
-    requests.push_back({c.writeBack.outputIndex, c.afterNode + before[c.afterNode + 1]});
-  RewriteResult rewritten = insertWriteBacks(*input, requests, OutputOrder::KeepPositions);
+  for (const EarlyPlan::Copy& c : plan.copies) {
+    const std::size_t clonesUpTo = static_cast<std::size_t>(
+        std::upper_bound(cloneAnchors.begin(), cloneAnchors.end(), c.afterNode) - cloneAnchors.begin());
+    requests.push_back({c.writeBack.outputIndex, c.afterNode + clonesUpTo});
+  }
+  RewriteResult rewritten = plan.clones.empty() ? insertWriteBacks(take(program), requests, OutputOrder::KeepPositions)
+                                                : insertWriteBacks(std::move(staged), requests, OutputOrder::KeepPositions);
   nameCopiesInOutputOrder(rewritten, requests);
 
+  placed.copies.reserve(plan.copies.size());
   for (std::size_t r = 0; r < plan.copies.size(); ++r) {
     const EarlyPlan::Copy& c = plan.copies[r];
     CopyExplanation e;
     e.copyNode = rewritten.copyNames[r];
-    e.buffer = graph.nodes[c.writeBack.buffer].name;
-    e.value = graph.nodes[c.writeBack.value].name;
+    e.buffer = names[c.writeBack.buffer];
+    e.value = names[c.writeBack.value];
     switch (c.bindingKind) {
-      case Copy::Binding::Node: e.bindingNode = graph.nodes[c.binding].name; break;
+      case Copy::Binding::Node: e.bindingNode = names[static_cast<NodeId>(c.binding)]; break;
       case Copy::Binding::Copy: e.bindingNode = rewritten.copyNames[c.binding]; break;
       case Copy::Binding::Clone: e.bindingNode = cloneNames[c.binding]; break;
     }
     if (c.clone) e.value = cloneNames[*c.clone];
     e.rule = c.rule;
-    e.text = explain(graph, c, e.bindingNode, rewritten.copyNames, plan);
+    e.text = explain(names, c, e.bindingNode, rewritten.copyNames, plan);
     placed.copies.push_back(std::move(e));
   }
   placed.program = std::move(rewritten.program);
   return placed;
+}
+
+}  // namespace
+
+PlacedProgram placeEarly(const Program& program, const SchemaTable& schemas) {
+  return placeEarlyImpl<false>(program, schemas);
+}
+
+PlacedProgram placeEarly(Program&& program, const SchemaTable& schemas) {
+  return placeEarlyImpl<true>(program, schemas);
 }
 
 }  // namespace wb

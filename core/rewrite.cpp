@@ -1,11 +1,14 @@
 // core/rewrite.cpp: inserting write-back copies (see rewrite.h).
 #include "core/rewrite.h"
 
+#include <algorithm>
+#include <charconv>
 #include <set>
 #include <stdexcept>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
+#include <utility>
+
+#include "core/alias.h"
 
 namespace wb {
 
@@ -19,102 +22,147 @@ std::string freshName(const Graph& graph, const std::string& base) {
   }
 }
 
-RewriteResult insertWriteBacks(const Program& program, const std::vector<CopyInsertion>& requests,
-                               OutputOrder order) {
-  const Graph& in = program.graph;
+namespace {
+
+// The suffix s of a name freshName(graph, "copy_") could produce: "copy_" is 0, "copy__<s>" is
+// s >= 1 written as std::to_string writes it; nullopt for every other name.
+std::optional<std::size_t> copyNameSuffix(std::string_view name) {
+  if (name == "copy_") return 0;
+  if (!name.starts_with("copy__")) return std::nullopt;
+  std::string_view digits = name.substr(6);
+  if (digits.empty() || digits.front() == '0') return std::nullopt;
+  std::size_t value = 0;
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc() || ptr != digits.data() + digits.size()) return std::nullopt;
+  return value;
+}
+
+// One implementation for both overloads: `kConsume` moves the input's nodes and signature
+// into the result (the caller passed an rvalue), otherwise they are copied, each node once.
+template <bool kConsume>
+RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> program,
+                      const std::vector<CopyInsertion>& requests, OutputOrder order) {
+  auto& in = program.graph;
   const std::vector<Arg> returned = in.returnedValues();
+  const std::vector<OutputSpec>& outputs = program.signature.outputs;
+  const std::size_t k = requests.size();
 
   // Name and build every copy first, so names are fresh against the whole result. A placement
   // may insert 10^4 copies into 10^6 nodes, so the input is scanned once: for the names a
   // fresh copy name could collide with, and for the nodes whose type a copy takes. Fresh names
   // follow freshName's sequence (copy_, copy__1, ...): names are only ever added, so each copy
-  // takes the first unused candidate after the previous one.
-  std::unordered_map<std::string_view, const Node*> valueNodes;  // first node with that name
-  for (const CopyInsertion& req : requests) valueNodes.emplace(program.signature.outputs.at(req.outputIndex).name, nullptr);
-  std::unordered_set<std::string> taken;  // names of the form copy_* in use
-  for (const Node& n : in.nodes) {
-    if (n.name.starts_with("copy_")) taken.insert(n.name);
-    if (auto it = valueNodes.find(n.name); it != valueNodes.end() && !it->second) it->second = &n;
+  // takes the first unused suffix after the previous one.
+  auto valueNameOf = [&](std::uint32_t r) { return std::string_view(outputs.at(requests[r].outputIndex).name); };
+  FlatNameIndex<decltype(valueNameOf)> valueIndex(valueNameOf, k);  // value name -> first request
+  for (std::size_t r = 0; r < k; ++r) valueIndex.insert(static_cast<std::uint32_t>(r));
+  std::vector<std::size_t> valueNode(k, in.nodes.size());  // by first request: first node with the name
+  std::vector<std::size_t> usedSuffixes;
+  for (std::size_t i = 0; i < in.nodes.size(); ++i) {
+    const std::string& name = in.nodes[i].name;
+    if (name.starts_with("copy_"))
+      if (std::optional<std::size_t> s = copyNameSuffix(name)) usedSuffixes.push_back(*s);
+    if (const std::uint32_t r = valueIndex.find(name); r != valueIndex.kNone && valueNode[r] == in.nodes.size())
+      valueNode[r] = i;
   }
-  std::unordered_map<std::string_view, const InputSpec*> buffers, userInputs;  // first match wins
-  for (const InputSpec& s : program.signature.inputs) {
-    if (s.kind == InputKind::Buffer) buffers.emplace(s.target, &s);
-    if (s.kind == InputKind::UserInput) userInputs.emplace(s.name, &s);
+  std::sort(usedSuffixes.begin(), usedSuffixes.end());
+  const std::vector<InputSpec>& inputs = program.signature.inputs;
+  auto targetOf = [&](std::uint32_t s) { return std::string_view(inputs[s].target); };
+  auto nameOf = [&](std::uint32_t s) { return std::string_view(inputs[s].name); };
+  FlatNameIndex<decltype(targetOf)> buffers(targetOf, inputs.size());  // first match wins
+  FlatNameIndex<decltype(nameOf)> userInputs(nameOf, inputs.size());
+  for (std::size_t s = 0; s < inputs.size(); ++s) {
+    if (inputs[s].kind == InputKind::Buffer) buffers.insert(static_cast<std::uint32_t>(s));
+    if (inputs[s].kind == InputKind::UserInput) userInputs.insert(static_cast<std::uint32_t>(s));
   }
   std::size_t suffix = 0;  // 0: the bare base
+  auto used = usedSuffixes.begin();
   auto nextName = [&]() {
     for (;; ++suffix) {
-      std::string candidate = suffix == 0 ? std::string("copy_") : "copy__" + std::to_string(suffix);
-      if (taken.insert(candidate).second) {
-        ++suffix;
-        return candidate;
-      }
+      while (used != usedSuffixes.end() && *used < suffix) ++used;
+      if (used != usedSuffixes.end() && *used == suffix) continue;
+      std::string name = suffix == 0 ? std::string("copy_") : "copy__" + std::to_string(suffix);
+      ++suffix;
+      return name;
     }
   };
 
   RewriteResult result;
+  result.copyNames.reserve(k);
   std::vector<Node> copies;
-  copies.reserve(requests.size());
-  for (const CopyInsertion& req : requests) {
-    const OutputSpec& spec = program.signature.outputs.at(req.outputIndex);
-    const InputSpec* target = nullptr;
-    if (spec.kind == OutputKind::BufferMutation) {
-      if (auto it = buffers.find(spec.target); it != buffers.end()) target = it->second;
-    } else if (spec.kind == OutputKind::UserInputMutation) {
-      if (auto it = userInputs.find(spec.target); it != userInputs.end()) target = it->second;
-    }
-    if (!target) throw std::logic_error("insertWriteBacks: unresolved mutation target " + spec.target);
+  copies.reserve(k);
+  for (std::size_t r = 0; r < k; ++r) {
+    const CopyInsertion& req = requests[r];
+    const OutputSpec& spec = outputs.at(req.outputIndex);
+    std::uint32_t target = kNoNode;
+    if (spec.kind == OutputKind::BufferMutation)
+      target = buffers.find(spec.target);
+    else if (spec.kind == OutputKind::UserInputMutation)
+      target = userInputs.find(spec.target);
+    if (target == kNoNode) throw std::logic_error("insertWriteBacks: unresolved mutation target " + spec.target);
     Node copy;
     copy.name = nextName();
     copy.op = NodeOp::CallFunction;
     copy.target = "aten::copy_";
-    copy.args = {Arg::ref(target->name), returned.at(req.outputIndex)};
-    if (const Node* value = valueNodes.at(spec.name)) copy.typeText = value->typeText;
+    copy.args = {Arg::ref(inputs[target].name), returned.at(req.outputIndex)};
+    if (std::size_t v = valueNode[valueIndex.find(spec.name)]; v < in.nodes.size()) copy.typeText = in.nodes[v].typeText;
     result.copyNames.push_back(copy.name);
     copies.push_back(std::move(copy));
   }
 
   // Lay out the nodes: each input node, then the copies anchored after it (request order).
   // Copies anchored at the output node go just before it.
-  std::vector<std::vector<std::size_t>> after(in.nodes.size());
-  for (std::size_t r = 0; r < requests.size(); ++r) after.at(requests[r].afterNode).push_back(r);
+  std::vector<std::size_t> byAnchor(k);
+  for (std::size_t r = 0; r < k; ++r) {
+    if (requests[r].afterNode >= in.nodes.size()) throw std::out_of_range("insertWriteBacks: anchor out of range");
+    byAnchor[r] = r;
+  }
+  std::stable_sort(byAnchor.begin(), byAnchor.end(),
+                   [&](std::size_t a, std::size_t b) { return requests[a].afterNode < requests[b].afterNode; });
   Program& out = result.program;
-  // Everything but the nodes is copied as is (the nodes are laid out below, copied once).
-  out.signature = program.signature;
-  out.schemas = program.schemas;
-  out.submodules = program.submodules;
-  out.rangeConstraints = program.rangeConstraints;
+  // Everything but the nodes is moved or copied as is; the nodes are laid out below.
+  auto take = [&](auto& field) -> decltype(auto) {
+    if constexpr (kConsume) return std::move(field); else return field;
+  };
+  std::vector<OutputSpec> specs = outputs;
+  out.signature = take(program.signature);
+  out.schemas = take(program.schemas);
+  out.submodules = take(program.submodules);
+  out.rangeConstraints = take(program.rangeConstraints);
   out.signatureInferred = program.signatureInferred;
-  out.graph.nodes.reserve(in.nodes.size() + copies.size());
+  out.graph.nodes.reserve(in.nodes.size() + k);
+  result.copyPositions.resize(k);
+  auto next = byAnchor.begin();
   for (std::size_t i = 0; i < in.nodes.size(); ++i) {
     const bool isOutput = in.nodes[i].isOutput();
-    if (!isOutput) out.graph.nodes.push_back(in.nodes[i]);
-    for (std::size_t r : after[i]) out.graph.nodes.push_back(copies[r]);
-    if (isOutput) out.graph.nodes.push_back(in.nodes[i]);
+    if (!isOutput) out.graph.nodes.push_back(take(in.nodes[i]));
+    for (; next != byAnchor.end() && requests[*next].afterNode == i; ++next) {
+      result.copyPositions[*next] = out.graph.nodes.size();
+      out.graph.nodes.push_back(std::move(copies[*next]));
+    }
+    if (isOutput) out.graph.nodes.push_back(take(in.nodes[i]));
   }
 
   // Rewrite the returned tuple and the specs.
   std::vector<Arg> values = returned;
-  std::vector<OutputSpec> specs = program.signature.outputs;
   if (order == OutputOrder::KeepPositions) {
-    for (std::size_t r = 0; r < requests.size(); ++r) {
-      values[requests[r].outputIndex] = Arg::ref(copies[r].name);
-      specs[requests[r].outputIndex].name = copies[r].name;
+    for (std::size_t r = 0; r < k; ++r) {
+      values[requests[r].outputIndex] = Arg::ref(result.copyNames[r]);
+      specs[requests[r].outputIndex].name = result.copyNames[r];
     }
   } else {
     std::vector<bool> copied(values.size(), false);
     std::vector<Arg> reordered;
-    for (std::size_t r = 0; r < requests.size(); ++r) {
+    for (std::size_t r = 0; r < k; ++r) {
       copied[requests[r].outputIndex] = true;
-      reordered.push_back(Arg::ref(copies[r].name));
+      reordered.push_back(Arg::ref(result.copyNames[r]));
     }
     for (std::size_t i = 0; i < values.size(); ++i)
       if (!copied[i]) reordered.push_back(values[i]);
     // Positional renaming of every mutation spec, exactly as upstream does it.
-    std::size_t next = 0;
+    std::size_t nextSpec = 0;
     for (OutputSpec& spec : specs) {
       if (!isMutation(spec.kind)) continue;
-      const Arg& a = reordered.at(next++);
+      const Arg& a = reordered.at(nextSpec++);
       spec.name = a.isRef() ? a.text : std::string();
     }
     values = std::move(reordered);
@@ -123,6 +171,17 @@ RewriteResult insertWriteBacks(const Program& program, const std::vector<CopyIns
   output.args = {Arg::tuple(std::move(values))};
   out.signature.outputs = std::move(specs);
   return result;
+}
+
+}  // namespace
+
+RewriteResult insertWriteBacks(const Program& program, const std::vector<CopyInsertion>& requests,
+                               OutputOrder order) {
+  return rewrite<false>(program, requests, order);
+}
+
+RewriteResult insertWriteBacks(Program&& program, const std::vector<CopyInsertion>& requests, OutputOrder order) {
+  return rewrite<true>(program, requests, order);
 }
 
 }  // namespace wb

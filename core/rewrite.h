@@ -30,7 +30,8 @@ enum class OutputOrder {
 
 struct RewriteResult {
   Program program;
-  std::vector<std::string> copyNames;  // copyNames[i] is the node inserted for requests[i]
+  std::vector<std::string> copyNames;    // copyNames[i] is the node inserted for requests[i]
+  std::vector<std::size_t> copyPositions;  // its index in program.graph.nodes
 };
 
 // The name FX would give a new node with base `base` ("copy_", "clone") that is unused in
@@ -41,6 +42,10 @@ std::string freshName(const Graph& graph, const std::string& base);
 // guarantees every request names a mutation output whose target resolves. The copy carries the
 // value's type annotation.
 RewriteResult insertWriteBacks(const Program& program, const std::vector<CopyInsertion>& requests,
+                               OutputOrder order);
+// The same, consuming `program`: its nodes and signature are moved into the result instead of
+// copied (a deep copy of a large program costs as much as deciding where its copies go).
+RewriteResult insertWriteBacks(Program&& program, const std::vector<CopyInsertion>& requests,
                                OutputOrder order);
 
 }  // namespace wb
