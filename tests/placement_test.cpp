@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/placement.h"
@@ -402,6 +403,43 @@ TEST(Invariants, GeneratedPrograms) {
     const std::string what = "generated seed " + std::to_string(seed);
     checkInvariants(g.program, table, what);
     checkOracle(g.program, table, seed, what);
+    if (::testing::Test::HasFailure()) break;
+  }
+}
+
+// place(Program&&) consumes its input (early moves the nodes) and gives exactly what
+// place(const Program&) gives: program, explanations, skipped lines, failure.
+void expectSameAsConsuming(const Program& p, const SchemaTable& table, const std::string& what) {
+  for (Placement placement : allPlacements()) {
+    const PlacedProgram byRef = place(p, placement, table);
+    Program consumed = p;
+    const PlacedProgram byValue = place(std::move(consumed), placement, table);
+    EXPECT_TRUE(byValue.program == byRef.program) << what << " " << toString(placement);
+    EXPECT_EQ(byValue.skipped, byRef.skipped) << what;
+    EXPECT_EQ(byValue.failure, byRef.failure) << what;
+    ASSERT_EQ(byValue.copies.size(), byRef.copies.size()) << what;
+    for (std::size_t i = 0; i < byRef.copies.size(); ++i) {
+      const CopyExplanation& a = byValue.copies[i];
+      const CopyExplanation& b = byRef.copies[i];
+      EXPECT_EQ(std::tie(a.copyNode, a.buffer, a.value, a.rule, a.bindingNode, a.text),
+                std::tie(b.copyNode, b.buffer, b.value, b.rule, b.bindingNode, b.text))
+          << what << " " << toString(placement);
+    }
+  }
+}
+
+TEST(Placement, ConsumingOverloadGivesTheSameResult) {
+  for (const auto& path : filesUnder(corpusDir())) {
+    Result<Program> r = readProgram(testing::readFile(path), path.string());
+    ASSERT_TRUE(r.ok()) << formatAll(r.errors);
+    expectSameAsConsuming(*r, tableFor(*r), path.string());
+  }
+  gen::Generator generator;
+  const SchemaTable base = builtinSchemas();
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    gen::RandomChoices choices(seed);
+    const Program p = generator.generate(choices).program;
+    expectSameAsConsuming(p, schemasFor(p, base), "generated seed " + std::to_string(seed));
     if (::testing::Test::HasFailure()) break;
   }
 }
