@@ -405,7 +405,9 @@ namespace {
 // example in the campaign report). Rejecting such candidates keeps shrinking safe meanwhile.
 bool hasEmptyConstantSlice(const Program& program) {
   for (const Node& n : program.graph.nodes) {
-    if (!isCall(n) || n.target.rfind("aten::slice", 0) != 0 || n.args.size() < 4) continue;
+    const bool slice = n.target == "aten::slice.Tensor" || n.target == "aten::slice_copy.Tensor" ||
+                       n.target == "aten::slice" || n.target == "aten::slice_copy";
+    if (!isCall(n) || !slice || n.args.size() < 4) continue;  // slice(self, dim, start, end, step)
     const Arg& start = n.args[2];
     const Arg& end = n.args[3];
     if (start.kind == Arg::Kind::Int && end.kind == Arg::Kind::Int && start.integer >= 0 && end.integer >= 0 &&
