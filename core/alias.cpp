@@ -148,6 +148,7 @@ class AliasBuilder {
   AliasInfo run() {
     const std::size_t n = graph_.nodes.size();
     info_.nodes_.resize(n);
+    info_.rootSpan_.resize(n);
     info_.rootPool_.reserve(n + n / 2);
     info_.readPool_.reserve(n * 2);
     info_.writePool_.reserve(n / 4);
@@ -336,13 +337,13 @@ class AliasBuilder {
       case NodeOp::GetAttr:
         if (!node.args.empty() && node.args[0].isRef()) info_.nodes_[n].firstArg = resolve(node.args[0].text);
         roots_.push_back(n);
-        info_.nodes_[n].roots = commitRoots(roots_);
+        info_.rootSpan_[n] = commitRoots(roots_);
         finish(n, false);
         return;
       case NodeOp::Output: {
         gatherRefs(n, node);
         accessesOf(refs_, reads_);
-        info_.nodes_[n].roots = commitRoots(roots_);  // empty
+        info_.rootSpan_[n] = commitRoots(roots_);  // empty
         finish(n, true);
         info_.output_ = n;
         for (const Arg& a : graph_.returnedValues())
@@ -377,7 +378,7 @@ class AliasBuilder {
       roots_.push_back(n);
       for (NodeId v : refs_) addRootsOf(v, roots_);
     }
-    info_.nodes_[n].roots = commitRoots(roots_);
+    info_.rootSpan_[n] = commitRoots(roots_);
     accessesOf(refs_, reads_);
     accessesOf(refs_, writes_);
     finish(n, false);
@@ -393,7 +394,7 @@ class AliasBuilder {
     } else {
       roots_.push_back(n);  // getitem of a constant container: a fresh value
     }
-    info_.nodes_[n].roots = commitRoots(roots_);
+    info_.rootSpan_[n] = commitRoots(roots_);
     finish(n, false);
   }
 
@@ -450,7 +451,7 @@ class AliasBuilder {
 
     for (std::size_t ri = 0; ri < returns; ++ri)
       roots_.insert(roots_.end(), elementRoots_[ri].begin(), elementRoots_[ri].end());
-    info_.nodes_[n].roots = commitRoots(roots_);
+    info_.rootSpan_[n] = commitRoots(roots_);
     if (returns > 1) {  // a tuple: getitem picks one element
       AliasInfo::Span es{static_cast<std::uint32_t>(info_.elementPool_.size()), static_cast<std::uint32_t>(returns)};
       for (std::size_t ri = 0; ri < returns; ++ri) info_.elementPool_.push_back(commitRoots(elementRoots_[ri]));
