@@ -522,6 +522,8 @@ std::string formatArtifact(const ShrunkFinding& finding, const ArtifactInfo& inf
   s << "# hazard class: " << hazardLabel(key.hazard) << "\n";
   s << "# seed: " << info.seed << "\n";
   if (!info.mode.empty()) s << "# generator mode: " << info.mode << "\n";
+  if (!finding.reproduced)
+    s << "# not shrunk: the finding did not reproduce with early holding (does early fail on it? check it)\n";
   s << "# shrunk: " << finding.bodyNodesBefore << " -> " << finding.bodyNodesAfter << " body nodes in "
     << finding.tests << " checks\n";
   s << "# replay: wbcheck check " << fileName << " --placement " << toString(key.placement) << " --seed " << info.seed
