@@ -1396,6 +1396,9 @@ class ElementCompiler {
     }
     Shape cs = contiguousStrides(S);
     std::int64_t nR = numelOf(R);
+    // PyTorch raises on an index into an empty dimension; there is no element to take.
+    for (std::size_t j : indexed)
+      if (S[j] == 0 && nR > 0) fail("index: indexing a dimension of size 0");
     charge(static_cast<std::size_t>(2 * nR));
     Offsets basePos(static_cast<std::size_t>(nR)), iPos(static_cast<std::size_t>(nR));
     Shape Istrides = contiguousStrides(I);
@@ -1462,6 +1465,7 @@ class ElementCompiler {
     Shape cs = contiguousStrides(S);
     const std::int64_t dimStride = S.empty() ? 1 : cs[d];
     std::int64_t n = numelOf(iterShape);
+    if (dimSize == 0 && n > 0) fail("index along a dim: the dimension has size 0");
     charge(static_cast<std::size_t>(2 * n));
     Offsets basePos(static_cast<std::size_t>(n)), coord(static_cast<std::size_t>(n));
     std::vector<std::int64_t> idx(iterShape.size(), 0);
@@ -1518,6 +1522,7 @@ class ElementCompiler {
     Shape srcStrides = contiguousStrides(srcShape);
     const std::int64_t dimSize = S.empty() ? 1 : S[d], dimStride = S.empty() ? 1 : cs[d];
     std::int64_t n = numelOf(X);
+    if (dimSize == 0 && n > 0) fail("scatter: the dimension has size 0");
     charge(static_cast<std::size_t>(2 * n));
     Offsets basePos(static_cast<std::size_t>(n)), srcPos(static_cast<std::size_t>(n));
     std::vector<std::int64_t> idx(X.size(), 0);
