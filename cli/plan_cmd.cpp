@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <iostream>
-#include <set>
 
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -37,20 +36,6 @@ nlohmann::json planJson(const MemoryPlan& plan) {
   return {{"peak_live_bytes", plan.peakLiveBytes}, {"peak_index", plan.peakIndex},
           {"arena_bytes", plan.arenaBytes},        {"tensors", tensors},
           {"unplanned", unplanned},                {"overlaps", plan.overlaps.size()}};
-}
-
-// Bytes of the `aten::clone` nodes a placement added (16-byte aligned, as planned).
-std::int64_t cloneBytes(const Program& before, const Program& placed) {
-  std::set<std::string> existing;
-  for (const Node& n : before.graph.nodes) existing.insert(n.name);
-  std::int64_t bytes = 0;
-  for (const Node& n : placed.graph.nodes) {
-    if (n.target != "aten::clone" || existing.count(n.name)) continue;
-    std::optional<TensorType> type = n.tensorType();
-    std::optional<std::int64_t> numel = type ? type->numel() : std::nullopt;
-    if (numel) bytes += (*numel * type->elementSize() + 15) / 16 * 16;
-  }
-  return bytes;
 }
 
 int runPlan(const PlanCmdOptions& options, const std::vector<std::string>& argv) {
@@ -91,7 +76,7 @@ int runPlan(const PlanCmdOptions& options, const std::vector<std::string>& argv)
   // Peak live bytes are monotone in lifetimes, so early never needs more than end, except for
   // the clones early inserts to break a cycle of copies (where end is wrong anyway): those are
   // new allocations end does not have.
-  const std::int64_t allowance = cloneBytes(loaded->program, early.program);
+  const std::int64_t allowance = insertedCloneBytes(loaded->program, early.program);
   if (earlyPlan.peakLiveBytes > endPlan.peakLiveBytes + allowance) {
     std::cerr << "wbcheck plan: early needs more peak memory than end (" << earlyPlan.peakLiveBytes << " > "
               << endPlan.peakLiveBytes << " + " << allowance << " bytes of clones): a bug\n";

@@ -11,6 +11,8 @@
 // program's own node indices, which are what this model reports (they match the printout).
 #include "core/memplan.h"
 
+#include <unordered_set>
+
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -752,6 +754,20 @@ PlanComparison comparePlans(const MemoryPlan& end, const MemoryPlan& early) {
   if (end.peakLiveBytes > 0) c.peakSavedPercent = 100.0 * static_cast<double>(c.peakSavedBytes) / static_cast<double>(end.peakLiveBytes);
   if (end.arenaBytes > 0) c.arenaSavedPercent = 100.0 * static_cast<double>(c.arenaSavedBytes) / static_cast<double>(end.arenaBytes);
   return c;
+}
+
+std::int64_t insertedCloneBytes(const Program& original, const Program& placed, const PlanOptions& options) {
+  std::unordered_set<std::string_view> existing;
+  for (const Node& n : original.graph.nodes) existing.insert(n.name);
+  const std::int64_t align = std::max(1, options.alignment);
+  std::int64_t bytes = 0;
+  for (const Node& n : placed.graph.nodes) {
+    if (n.target != "aten::clone" || existing.count(n.name)) continue;
+    std::optional<TensorType> type = n.tensorType();
+    std::optional<std::int64_t> numel = type ? type->numel() : std::nullopt;
+    if (numel && type->elementSize() > 0) bytes += (*numel * type->elementSize() + align - 1) / align * align;
+  }
+  return bytes;
 }
 
 }  // namespace wb

@@ -169,6 +169,12 @@ struct MemoryPlan {
 // targets produce fresh specs for their results.
 MemoryPlan planMemory(const Program& placed, const SchemaTable& schemas, const PlanOptions& options = {});
 
+// Bytes of the `aten::clone` nodes `placed` has and `original` has not (the clones `early`
+// inserts to break a cycle of copies), aligned as planned. Peak live bytes are monotone in
+// lifetimes, so early's peak never exceeds end's by more than this: a clone is an allocation
+// end does not make (and end is wrong on such programs: S_seq != S_par).
+std::int64_t insertedCloneBytes(const Program& original, const Program& placed, const PlanOptions& options = {});
+
 // The two placements side by side: what `wbcheck plan` reports.
 struct PlanComparison {
   std::int64_t peakSavedBytes = 0;    // end.peakLiveBytes - early.peakLiveBytes (>= 0)

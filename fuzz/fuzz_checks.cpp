@@ -89,22 +89,6 @@ std::optional<Finding> checkPlacements(const Program& program, const SchemaTable
   });
 }
 
-// Bytes of the clones `early` inserted to break copy cycles (nodes of the placed program that
-// are neither in the input nor write-back copies), aligned as the planner aligns them.
-std::int64_t cloneBytes(const Program& input, const PlacedProgram& early) {
-  std::int64_t bytes = 0;
-  for (const Node& node : early.program.graph.nodes) {
-    if (node.isOutput() || input.graph.find(node.name) != nullptr) continue;
-    bool isCopy = false;
-    for (const CopyExplanation& c : early.copies) isCopy = isCopy || c.copyNode == node.name;
-    if (isCopy) continue;
-    std::optional<TensorType> type = node.tensorType();
-    std::optional<std::int64_t> n = type ? type->numel() : std::nullopt;
-    if (n && type->elementSize() > 0) bytes += (*n * type->elementSize() + 15) / 16 * 16;
-  }
-  return bytes;
-}
-
 std::optional<Finding> checkMemoryPlans(const Program& input, const PlacedProgram& early, const PlacedProgram& end,
                                         const SchemaTable& schemas) {
   return guarded("planMemory", [&]() -> std::optional<Finding> {
@@ -113,7 +97,7 @@ std::optional<Finding> checkMemoryPlans(const Program& input, const PlacedProgra
     // Shortening lifetimes never raises the peak (DESIGN §8), but a clone that early inserts to
     // break a copy cycle is a new allocation that end does not make (end is wrong on such
     // programs: S_seq != S_par). So early may exceed end by its clones' bytes, no more.
-    const std::int64_t slack = cloneBytes(input, early);
+    const std::int64_t slack = insertedCloneBytes(input, early.program);
     if (earlyPlan.peakLiveBytes > endPlan.peakLiveBytes + slack)
       return Finding{"early peak > end peak", "peak live bytes: early " + std::to_string(earlyPlan.peakLiveBytes) +
                                                   " (at index " + std::to_string(earlyPlan.peakIndex) + "), end " +

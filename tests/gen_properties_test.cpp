@@ -117,19 +117,21 @@ RC_GTEST_PROP(GenProperties, ReadOfWriteIsIdentity, ()) {
   RC_ASSERT(*back == p);
 }
 
-// Restricted to programs on which early needs no clone: a cycle of copies (a := old b,
-// b := old a) makes early clone one value, which end does not (end is wrong there: S_seq !=
-// S_par), so the clone's bytes can make early's peak larger (found by this property; e.g.
-// three buffers with count := old state, state := old count: early 80 bytes, end 64).
+// Up to the clones early inserts: a cycle of copies (a := old b, b := old a) makes early clone
+// one value, which end does not (end is wrong there: S_seq != S_par), so the clone's bytes can
+// make early's peak larger (found by this property; e.g. three buffers with count := old state,
+// state := old count: early 80 bytes, end 64).
 RC_GTEST_PROP(GenProperties, EarlyPeakLiveBytesAtMostEnd, ()) {
   const Program p = drawProgram();
   const SchemaTable schemas = schemasFor(p, builtins());
-  RC_PRE(planEarly(p, analyzeAliases(p, schemas)).clones.empty());
-  const MemoryPlan early = planMemory(placeEarly(p, schemas).program, schemas);
+  const PlacedProgram placedEarly = placeEarly(p, schemas);
+  const MemoryPlan early = planMemory(placedEarly.program, schemas);
   const MemoryPlan end = planMemory(placeEnd(p, schemas).program, schemas);
-  if (early.peakLiveBytes > end.peakLiveBytes)
-    RC_LOG() << "early " << early.peakLiveBytes << " > end " << end.peakLiveBytes << "\n" << writeProgram(p);
-  RC_ASSERT(early.peakLiveBytes <= end.peakLiveBytes);
+  const std::int64_t clones = insertedCloneBytes(p, placedEarly.program);
+  if (early.peakLiveBytes > end.peakLiveBytes + clones)
+    RC_LOG() << "early " << early.peakLiveBytes << " > end " << end.peakLiveBytes << " + clones " << clones << "\n"
+             << writeProgram(p);
+  RC_ASSERT(early.peakLiveBytes <= end.peakLiveBytes + clones);
 }
 
 // For each copy (by the placeholder it writes): how many nodes of the input program precede it.

@@ -175,7 +175,9 @@ TEST(OracleCorpus, ZooModelsAreWellFormedInTheElementTier) {
 // update_cache program among them; now 80 (523 of 2,000). The bound leaves room for the
 // generator to change, not for the update_cache regression to return.
 TEST(OracleCorpus, RealisticProgramsRarelyDisagreeWithF) {
-  gen::Generator generator(gen::GenOptions{.mode = gen::GenMode::Realistic});
+  gen::GenOptions options;
+  options.mode = gen::GenMode::Realistic;
+  gen::Generator generator(options);
   int disagree = 0;
   const int programs = 300;
   for (std::uint64_t seed = 0; seed < programs; ++seed) {

@@ -409,8 +409,9 @@ TEST(OracleElement, ValueSemanticsRebindsWrittenArguments) {
                                 {"b_cache BUFFER_MUTATION cache", "r USER_OUTPUT"},
                                 "llama::update_cache(Tensor value, Tensor(a!) cache, SymInt start_pos) -> Tensor");
     same(cache);
-    if (tier == Tier::Element)  // the buffer ends with the new version, not its input
+    if (tier == Tier::Element) {  // the buffer ends with the new version, not its input
       EXPECT_NE(placeholder(runIt(cache, Semantics::Value, ViewMode::CopyViews, tier), "b_cache"), input("b_cache", 4));
+    }
     // Tensor(a!)[]: H4's value, written through a list, is the mutation value.
     Program list = makeProgram({"b_s BUFFER s " + type("4"), "x USER_INPUT " + type("4")},
                                {"add: \"" + type("4") + "\" = torch.ops.aten.add.Tensor(x, 1)",
