@@ -146,4 +146,21 @@ TEST(CliGen, TheSameSeedGivesTheSameProgram) {
   EXPECT_EQ(checked.exitCode, 0) << checked.out << checked.err;
 }
 
+TEST(CliGen, ModelZooBuildsCheckableModels) {
+  CliRun decoder = wbcheck("gen --model decoder --layers 3 --cache-update slice_scatter");
+  ASSERT_EQ(decoder.exitCode, 0) << decoder.err;
+  // Three layers, two caches each: six buffer mutations.
+  std::size_t mutations = 0;
+  for (std::size_t at = 0; (at = decoder.out.find("BUFFER_MUTATION", at)) != std::string::npos; ++at) ++mutations;
+  EXPECT_EQ(mutations, 6u);
+  CliRun checked = wbcheck("check -", decoder.out);
+  EXPECT_EQ(checked.exitCode, 0) << checked.out << checked.err;
+  CliRun planned = wbcheck("plan - --json", decoder.out);
+  ASSERT_EQ(planned.exitCode, 0) << planned.err;
+  EXPECT_GT(nlohmann::json::parse(planned.out)["saving"]["peak_bytes"].get<long>(), 0);
+  EXPECT_EQ(wbcheck("gen --model transformer").exitCode, 2);
+  EXPECT_EQ(wbcheck("gen --model decoder --cache-update nowhere").exitCode, 2);
+  EXPECT_EQ(wbcheck("gen --model decoder --layers 0").exitCode, 2);
+}
+
 }  // namespace
