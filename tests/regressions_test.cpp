@@ -58,7 +58,9 @@ TEST(Regressions, CrashInputsRunToAVerdict) {
       options.placement = placement;
       const oracle::CheckReport report = oracle::check(program, options, schemas);
       EXPECT_NE(report.verdict, oracle::Verdict::Error) << oracle::formatReport(report);
-      if (placement == Placement::Early) EXPECT_EQ(report.verdict, oracle::Verdict::Holds) << oracle::formatReport(report);
+      if (placement == Placement::Early) {
+        EXPECT_EQ(report.verdict, oracle::Verdict::Holds) << oracle::formatReport(report);
+      }
     }
   }
 }
