@@ -460,16 +460,13 @@ std::string throughAlias(const Graph& graph, std::size_t alias, std::size_t seed
   return " through " + percent(graph.nodes[alias].name);
 }
 
-// `_insertion_point(buf, val)`: the latest of R0 the last placeholder, R1 the value, R2 every
-// non-output user of an alias of the buffer, R3 every user that may write an alias of the value.
-// Only a strictly later node moves `latest`, so the first rule to reach a node binds it.
-PlannedCopy insertionPoint(const Program& program, const GraphFacts& facts, std::size_t lastPlaceholderIndex,
-                           const SelectedWriteBack& writeBack, const SchemaTable& schemas) {
-  const Graph& graph = program.graph;
-  const std::string& buffer = graph.nodes[writeBack.bufferNode].name;
+// The floor both the PR and the draft start from: R0 the last placeholder, then R1 the value
+// if it comes later. Returns the copy with that rule and sets `latest` to its anchor.
+PlannedCopy placeholderAndValueFloor(const Graph& graph, std::size_t lastPlaceholderIndex,
+                                     const SelectedWriteBack& writeBack, std::size_t& latest) {
   PlannedCopy copy;
   copy.writeBack = writeBack;
-  std::size_t latest = lastPlaceholderIndex;
+  latest = lastPlaceholderIndex;
   copy.rule = "R0";
   copy.text = "after " + percent(graph.nodes[latest].name) + ": the last placeholder";
   if (writeBack.valueNode && *writeBack.valueNode > latest) {
@@ -477,6 +474,18 @@ PlannedCopy insertionPoint(const Program& program, const GraphFacts& facts, std:
     copy.rule = "R1";
     copy.text = "after " + percent(graph.nodes[latest].name) + ": defines the value";
   }
+  return copy;
+}
+
+// `_insertion_point(buf, val)`: the latest of R0 the last placeholder, R1 the value, R2 every
+// non-output user of an alias of the buffer, R3 every user that may write an alias of the value.
+// Only a strictly later node moves `latest`, so the first rule to reach a node binds it.
+PlannedCopy insertionPoint(const Program& program, const GraphFacts& facts, std::size_t lastPlaceholderIndex,
+                           const SelectedWriteBack& writeBack, const SchemaTable& schemas) {
+  const Graph& graph = program.graph;
+  const std::string& buffer = graph.nodes[writeBack.bufferNode].name;
+  std::size_t latest = 0;
+  PlannedCopy copy = placeholderAndValueFloor(graph, lastPlaceholderIndex, writeBack, latest);
   const std::vector<bool> bufferAliases = collectAliases(graph, facts, writeBack.bufferNode, schemas);
   for (std::size_t a = 0; a < graph.nodes.size(); ++a) {
     if (!bufferAliases[a]) continue;
@@ -539,16 +548,8 @@ std::optional<std::string> firstDependence(const Program& program, const GraphFa
 PlannedCopy draftInsertionPoint(const Program& program, const GraphFacts& facts, std::size_t lastPlaceholderIndex,
                                 const SelectedWriteBack& writeBack) {
   const Graph& graph = program.graph;
-  PlannedCopy copy;
-  copy.writeBack = writeBack;
-  std::size_t latest = lastPlaceholderIndex;
-  copy.rule = "R0";
-  copy.text = "after " + percent(graph.nodes[latest].name) + ": the last placeholder";
-  if (writeBack.valueNode && *writeBack.valueNode > latest) {
-    latest = *writeBack.valueNode;
-    copy.rule = "R1";
-    copy.text = "after " + percent(graph.nodes[latest].name) + ": defines the value";
-  }
+  std::size_t latest = 0;
+  PlannedCopy copy = placeholderAndValueFloor(graph, lastPlaceholderIndex, writeBack, latest);
   for (std::size_t u : facts.users[writeBack.bufferNode]) {
     if (graph.nodes[u].isOutput() || u <= latest) continue;
     latest = u;
