@@ -8,7 +8,9 @@
 # SECONDS_FUZZ (default 60) sets the fuzzing time; SEED (default 1) the seed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh || exit 2
+mkdir -p out
+echo "Installing what is missing and building (log: out/setup.log) ..."
+if ! bash scripts/setup.sh > out/setup.log 2>&1; then tail -40 out/setup.log; exit 2; fi
 wb=build/cli/wbcheck
 seed=${SEED:-1}
 status=0
