@@ -120,6 +120,46 @@ std::string_view toString(NodeOp op) {
   return "?";
 }
 
+Node Node::placeholder(std::string name, std::string type) {
+  Node n;
+  n.op = NodeOp::Placeholder;
+  n.target = name;
+  n.name = std::move(name);
+  n.typeText = std::move(type);
+  return n;
+}
+
+Node Node::getAttr(std::string name) {
+  Node n;
+  n.op = NodeOp::GetAttr;
+  n.target = name;
+  n.name = std::move(name);
+  return n;
+}
+
+Node Node::call(std::string name, std::string target, std::vector<Arg> args,
+                std::vector<std::pair<std::string, Arg>> kwargs, std::string type,
+                std::map<std::string, std::string> meta) {
+  Node n;
+  n.name = std::move(name);
+  n.op = NodeOp::CallFunction;
+  n.target = std::move(target);
+  n.args = std::move(args);
+  n.kwargs = std::move(kwargs);
+  n.typeText = std::move(type);
+  n.meta = std::move(meta);
+  return n;
+}
+
+Node Node::output(std::vector<Arg> values) {
+  Node n;
+  n.name = "output";
+  n.op = NodeOp::Output;
+  n.target = "output";
+  n.args = {Arg::tuple(std::move(values))};
+  return n;
+}
+
 std::optional<int> Node::shareAllocArgIndex() const {
   auto it = meta.find("_share_alloc_with_arg_idx");
   if (it == meta.end()) return std::nullopt;

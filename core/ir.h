@@ -115,6 +115,15 @@ struct Node {
   // Known key: "_share_alloc_with_arg_idx" (an integer, as text).
   std::map<std::string, std::string> meta;
 
+  // Factories for code that builds programs (generator, tools, tests). A placeholder's and a
+  // get_attr's target is its own name; the output node is named "output" and returns a tuple.
+  static Node placeholder(std::string name, std::string type = {});
+  static Node getAttr(std::string name);
+  static Node call(std::string name, std::string target, std::vector<Arg> args,
+                   std::vector<std::pair<std::string, Arg>> kwargs = {}, std::string type = {},
+                   std::map<std::string, std::string> meta = {});
+  static Node output(std::vector<Arg> values);
+
   bool isPlaceholder() const { return op == NodeOp::Placeholder; }
   bool isOutput() const { return op == NodeOp::Output; }
   std::optional<TensorType> tensorType() const { return parseTensorType(typeText); }

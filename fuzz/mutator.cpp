@@ -61,13 +61,7 @@ std::size_t insertionPoint(std::size_t first, std::size_t end, RandomChoices& ch
 }
 
 Node callNode(std::string name, std::string target, std::vector<Arg> args, std::string type) {
-  Node n;
-  n.name = std::move(name);
-  n.op = NodeOp::CallFunction;
-  n.target = std::move(target);
-  n.args = std::move(args);
-  n.typeText = std::move(type);
-  return n;
+  return Node::call(std::move(name), std::move(target), std::move(args), {}, std::move(type));
 }
 
 // The output node's flat tuple, made explicit so it can be edited.

@@ -33,33 +33,17 @@ struct Builder {
   }
   Builder& input(const std::string& name) { return placeholder(name, {InputKind::UserInput, name, "", std::nullopt}); }
   Builder& placeholder(const std::string& name, InputSpec spec) {
-    Node n;
-    n.name = name;
-    n.op = NodeOp::Placeholder;
-    n.target = name;
-    n.typeText = "f32[4]";
-    program.graph.nodes.push_back(std::move(n));
+    program.graph.nodes.push_back(Node::placeholder(name, "f32[4]"));
     program.signature.inputs.push_back(std::move(spec));
     return *this;
   }
   Builder& getAttr(const std::string& name) {
-    Node n;
-    n.name = name;
-    n.op = NodeOp::GetAttr;
-    n.target = name;
-    program.graph.nodes.push_back(std::move(n));
+    program.graph.nodes.push_back(Node::getAttr(name));
     return *this;
   }
   Builder& call(const std::string& name, const std::string& target, std::vector<Arg> args,
                 std::vector<std::pair<std::string, Arg>> kwargs = {}, std::map<std::string, std::string> meta = {}) {
-    Node n;
-    n.name = name;
-    n.op = NodeOp::CallFunction;
-    n.target = target;
-    n.args = std::move(args);
-    n.kwargs = std::move(kwargs);
-    n.meta = std::move(meta);
-    program.graph.nodes.push_back(std::move(n));
+    program.graph.nodes.push_back(Node::call(name, target, std::move(args), std::move(kwargs), {}, std::move(meta)));
     return *this;
   }
   Builder& module(const std::string& name, std::vector<Arg> args) {

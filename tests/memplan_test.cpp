@@ -26,12 +26,7 @@ Arg L(std::vector<Arg> items) { return Arg::list(std::move(items)); }
 class Sketch {
  public:
   Sketch& input(std::string name, std::string type, InputKind kind = InputKind::UserInput, std::string target = {}) {
-    Node n;
-    n.name = name;
-    n.op = NodeOp::Placeholder;
-    n.target = name;
-    n.typeText = std::move(type);
-    program_.graph.nodes.push_back(std::move(n));
+    program_.graph.nodes.push_back(Node::placeholder(name, std::move(type)));
     program_.signature.inputs.push_back(InputSpec{kind, std::move(name), std::move(target),
                                                   kind == InputKind::Buffer ? std::optional<bool>(true) : std::nullopt});
     return *this;
@@ -41,14 +36,8 @@ class Sketch {
   }
   Sketch& call(std::string name, std::string target, std::vector<Arg> args, std::string type = {},
                std::map<std::string, std::string> meta = {}) {
-    Node n;
-    n.name = std::move(name);
-    n.op = NodeOp::CallFunction;
-    n.target = std::move(target);
-    n.args = std::move(args);
-    n.typeText = std::move(type);
-    n.meta = std::move(meta);
-    program_.graph.nodes.push_back(std::move(n));
+    program_.graph.nodes.push_back(
+        Node::call(std::move(name), std::move(target), std::move(args), {}, std::move(type), std::move(meta)));
     return *this;
   }
   Sketch& getAttr(std::string name) {

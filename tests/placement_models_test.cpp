@@ -49,33 +49,17 @@ struct Builder {
     return placeholder(name, type, {InputKind::UserInput, name, "", std::nullopt});
   }
   Builder& placeholder(const std::string& name, const std::string& type, InputSpec spec) {
-    Node n;
-    n.name = name;
-    n.op = NodeOp::Placeholder;
-    n.target = name;
-    n.typeText = type;
-    program.graph.nodes.push_back(std::move(n));
+    program.graph.nodes.push_back(Node::placeholder(name, type));
     program.signature.inputs.push_back(std::move(spec));
     return *this;
   }
   Builder& getAttr(const std::string& name) {
-    Node n;
-    n.name = name;
-    n.op = NodeOp::GetAttr;
-    n.target = name;
-    program.graph.nodes.push_back(std::move(n));
+    program.graph.nodes.push_back(Node::getAttr(name));
     return *this;
   }
   Builder& call(const std::string& name, const std::string& target, std::vector<Arg> args,
                 const std::string& type = "f32[4]", std::map<std::string, std::string> meta = {}) {
-    Node n;
-    n.name = name;
-    n.op = NodeOp::CallFunction;
-    n.target = target;
-    n.args = std::move(args);
-    n.typeText = type;
-    n.meta = std::move(meta);
-    program.graph.nodes.push_back(std::move(n));
+    program.graph.nodes.push_back(Node::call(name, target, std::move(args), {}, type, std::move(meta)));
     return *this;
   }
   Builder& getitem(const std::string& name, const std::string& of, std::int64_t index) {

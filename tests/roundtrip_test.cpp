@@ -56,65 +56,39 @@ TEST(RoundTrip, EverySharedRealGraph) {
 
 // --- Constructed programs: values the printouts rarely show ----------------------------------
 
-Node placeholder(const std::string& name, const std::string& type = "") {
-  Node n;
-  n.name = name;
-  n.op = NodeOp::Placeholder;
-  n.target = name;
-  n.typeText = type;
-  return n;
-}
 
-Node call(const std::string& name, const std::string& target, std::vector<Arg> args,
-          std::vector<std::pair<std::string, Arg>> kwargs = {}) {
-  Node n;
-  n.name = name;
-  n.op = NodeOp::CallFunction;
-  n.target = target;
-  n.args = std::move(args);
-  n.kwargs = std::move(kwargs);
-  return n;
-}
 
-Node output(std::vector<Arg> values) {
-  Node n;
-  n.name = "output";
-  n.op = NodeOp::Output;
-  n.target = "output";
-  n.args = {Arg::tuple(std::move(values))};
-  return n;
-}
 
 Program edgeCaseProgram() {
   Program p;
-  p.graph.nodes.push_back(placeholder("b_s", "f32[4]"));
-  p.graph.nodes.push_back(placeholder("x", "f32[s0, 2*s0]"));
-  p.graph.nodes.push_back(placeholder("weird", "a \"quoted\" \\ type"));
+  p.graph.nodes.push_back(Node::placeholder("b_s", "f32[4]"));
+  p.graph.nodes.push_back(Node::placeholder("x", "f32[s0, 2*s0]"));
+  p.graph.nodes.push_back(Node::placeholder("weird", "a \"quoted\" \\ type"));
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  p.graph.nodes.push_back(call("floats", "aten::mystery.floats",
+  p.graph.nodes.push_back(Node::call("floats", "aten::mystery.floats",
                                {Arg::ofFloat(-0.0), Arg::ofFloat(nan), Arg::ofFloat(-inf), Arg::ofFloat(5e-324),
                                 Arg::ofFloat(1.7976931348623157e308), Arg::ofFloat(0.1 + 0.2), Arg::ofFloat(1e16),
                                 Arg::ofFloat(123456.0), Arg::ofFloat(1e-5), Arg::ofFloat(-nan)}));
-  p.graph.nodes.push_back(call("ints", "my_ops::ints",
+  p.graph.nodes.push_back(Node::call("ints", "my_ops::ints",
                                {Arg::ofInt(std::numeric_limits<std::int64_t>::min()),
                                 Arg::ofInt(std::numeric_limits<std::int64_t>::max()), Arg::ofInt(0), Arg::ofInt(-1)}));
-  p.graph.nodes.push_back(call("strings", "my_ops::strings",
+  p.graph.nodes.push_back(Node::call("strings", "my_ops::strings",
                                {Arg::ofString(""), Arg::ofString("it's \"q\""), Arg::ofString("tab\tnl\ncr\rbs\\"),
                                 Arg::ofString(std::string("nul\0bell\x07" "del\x7f", 13)), Arg::ofString("ünï")}));
-  p.graph.nodes.push_back(call("nested", "aten::cat",
+  p.graph.nodes.push_back(Node::call("nested", "aten::cat",
                                {Arg::list({Arg::tuple({}), Arg::tuple({Arg::ref("x")}), Arg::list({Arg::list({Arg::none()})})}),
                                 Arg::ofBool(false)},
                                {{"dtype", Arg::token("torch.bfloat16")}, {"device", Arg::token("device(type='cuda', index=0)")},
                                 {"memory_format", Arg::token("torch.channels_last")}}));
-  Node shared = call("shared", "aten::add_.Tensor", {Arg::ref("b_s"), Arg::ref("x")});
+  Node shared = Node::call("shared", "aten::add_.Tensor", {Arg::ref("b_s"), Arg::ref("x")});
   shared.meta = {{"_share_alloc_with_arg_idx", "0"}, {"other", "x y"}};
   shared.typeText = "f32[4]";
   p.graph.nodes.push_back(shared);
-  p.graph.nodes.push_back(call("item", "operator.getitem", {Arg::ref("nested"), Arg::ofInt(-1)}));
-  p.graph.nodes.push_back(call("item2", "operator.getitem", {Arg::ref("nested"), Arg::ofInt(0)}, {{"k", Arg::none()}}));
-  p.graph.nodes.push_back(call("delegate", "executorch_call_delegate", {Arg::ref("x")}));
-  p.graph.nodes.push_back(call("hop", "higher_order::auto_functionalized",
+  p.graph.nodes.push_back(Node::call("item", "operator.getitem", {Arg::ref("nested"), Arg::ofInt(-1)}));
+  p.graph.nodes.push_back(Node::call("item2", "operator.getitem", {Arg::ref("nested"), Arg::ofInt(0)}, {{"k", Arg::none()}}));
+  p.graph.nodes.push_back(Node::call("delegate", "executorch_call_delegate", {Arg::ref("x")}));
+  p.graph.nodes.push_back(Node::call("hop", "higher_order::auto_functionalized",
                                {Arg::token("torch.ops.my_ops.foo.default")}, {{"x", Arg::ref("x")}}));
   Node attr;
   attr.name = "_tensor_constant0";
@@ -128,8 +102,8 @@ Program edgeCaseProgram() {
   module.target = "sub.block";
   module.args = {Arg::ref("x"), Arg::ref("_tensor_constant0")};
   p.graph.nodes.push_back(module);
-  p.graph.nodes.push_back(call("sym", "operator.mul", {Arg::ref("ints"), Arg::ofInt(2)}));
-  Node out = output({Arg::ref("shared"), Arg::ref("floats"), Arg::ofInt(3), Arg::none()});
+  p.graph.nodes.push_back(Node::call("sym", "operator.mul", {Arg::ref("ints"), Arg::ofInt(2)}));
+  Node out = Node::output({Arg::ref("shared"), Arg::ref("floats"), Arg::ofInt(3), Arg::none()});
   out.meta = {{"why", "output meta"}};
   p.graph.nodes.push_back(out);
 
@@ -145,7 +119,7 @@ Program edgeCaseProgram() {
 
   Submodule branch;
   branch.name = "true_graph_0";
-  branch.graph.nodes = {placeholder("a", "f32[4]"), call("neg", "aten::neg", {Arg::ref("a")}), output({Arg::ref("neg")})};
+  branch.graph.nodes = {Node::placeholder("a", "f32[4]"), Node::call("neg", "aten::neg", {Arg::ref("a")}), Node::output({Arg::ref("neg")})};
   p.submodules.push_back(branch);
   Submodule single;
   single.name = "false_graph_0";
@@ -154,7 +128,7 @@ Program edgeCaseProgram() {
   bare.op = NodeOp::Output;
   bare.target = "output";
   bare.args = {Arg::ref("a")};  // `return a`: a single value, not a tuple
-  single.graph.nodes = {placeholder("a"), bare};
+  single.graph.nodes = {Node::placeholder("a"), bare};
   p.submodules.push_back(single);
   return p;
 }

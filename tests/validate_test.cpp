@@ -15,33 +15,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-Node placeholder(std::string name) {
-  Node n;
-  n.name = name;
-  n.op = NodeOp::Placeholder;
-  n.target = std::move(name);
-  return n;
-}
 
-Node call(std::string name, std::string target, std::vector<Arg> args,
-          std::vector<std::pair<std::string, Arg>> kwargs = {}) {
-  Node n;
-  n.name = std::move(name);
-  n.op = NodeOp::CallFunction;
-  n.target = std::move(target);
-  n.args = std::move(args);
-  n.kwargs = std::move(kwargs);
-  return n;
-}
 
-Node output(std::vector<Arg> values) {
-  Node n;
-  n.name = "output";
-  n.op = NodeOp::Output;
-  n.target = "output";
-  n.args = {Arg::tuple(std::move(values))};
-  return n;
-}
 
 Arg ref(std::string name) { return Arg::ref(std::move(name)); }
 
@@ -65,15 +40,15 @@ OutputSpec outputSpec(OutputKind kind, std::string name, std::string target = ""
 Program validProgram() {
   Program p;
   p.graph.nodes = {
-      placeholder("b_s"),
-      placeholder("x"),
-      call("mul", "aten::mul.Tensor", {ref("x"), Arg::ofInt(2)}),
-      call("add", "aten::add.Tensor", {ref("b_s"), ref("x")}, {{"alpha", Arg::ofInt(1)}}),
-      call("split", "aten::split.Tensor", {ref("x"), Arg::ofInt(2)}),
-      call("getitem", "operator.getitem", {ref("split"), Arg::ofInt(0)}),
-      call("add_", "aten::add_.Tensor", {ref("x"), ref("mul")}),
-      call("cat", "aten::cat", {Arg::list({ref("mul"), ref("add")}), Arg::ofInt(0)}),
-      output({ref("mul"), ref("add_"), ref("add"), ref("getitem"), ref("cat"), Arg::ofInt(3)}),
+      Node::placeholder("b_s"),
+      Node::placeholder("x"),
+      Node::call("mul", "aten::mul.Tensor", {ref("x"), Arg::ofInt(2)}),
+      Node::call("add", "aten::add.Tensor", {ref("b_s"), ref("x")}, {{"alpha", Arg::ofInt(1)}}),
+      Node::call("split", "aten::split.Tensor", {ref("x"), Arg::ofInt(2)}),
+      Node::call("getitem", "operator.getitem", {ref("split"), Arg::ofInt(0)}),
+      Node::call("add_", "aten::add_.Tensor", {ref("x"), ref("mul")}),
+      Node::call("cat", "aten::cat", {Arg::list({ref("mul"), ref("add")}), Arg::ofInt(0)}),
+      Node::output({ref("mul"), ref("add_"), ref("add"), ref("getitem"), ref("cat"), Arg::ofInt(3)}),
   };
   p.graph.nodes[3].meta["_share_alloc_with_arg_idx"] = "0";
   p.signature.inputs = {input(InputKind::Buffer, "b_s", "s"), input(InputKind::UserInput, "x")};
@@ -87,7 +62,7 @@ Program validProgram() {
   };
   Submodule branch;
   branch.name = "true_graph_0";
-  branch.graph.nodes = {placeholder("a"), call("neg", "aten::neg", {ref("a")}), output({ref("neg")})};
+  branch.graph.nodes = {Node::placeholder("a"), Node::call("neg", "aten::neg", {ref("a")}), Node::output({ref("neg")})};
   p.submodules.push_back(branch);
   return p;
 }
@@ -113,15 +88,15 @@ TEST(Validate, ValidProgramHasNoErrors) {
 
 TEST(Validate, ProgramWithoutPlaceholdersIsValid) {
   Program p;
-  p.graph.nodes = {call("ones", "aten::ones", {Arg::list({Arg::ofInt(2)})}), output({ref("ones")})};
+  p.graph.nodes = {Node::call("ones", "aten::ones", {Arg::list({Arg::ofInt(2)})}), Node::output({ref("ones")})};
   p.signature.outputs = {outputSpec(OutputKind::UserOutput, "ones")};
   EXPECT_THAT(check(p), IsEmpty());
 }
 
 TEST(Validate, BufferTargetMayEqualAUserInputName) {
   Program p;
-  p.graph.nodes = {placeholder("b_x"), placeholder("x"), call("add", "aten::add.Tensor", {ref("b_x"), ref("x")}),
-                   output({ref("add")})};
+  p.graph.nodes = {Node::placeholder("b_x"), Node::placeholder("x"), Node::call("add", "aten::add.Tensor", {ref("b_x"), ref("x")}),
+                   Node::output({ref("add")})};
   p.signature.inputs = {input(InputKind::Buffer, "b_x", "x"), input(InputKind::UserInput, "x")};
   p.signature.outputs = {outputSpec(OutputKind::BufferMutation, "add", "x")};
   EXPECT_THAT(check(p), IsEmpty());
@@ -164,7 +139,7 @@ TEST(Validate, UseBeforeDefinition) {
 
 TEST(Validate, PlaceholdersNotFirst) {
   Program p = validProgram();
-  p.graph.nodes.insert(p.graph.nodes.begin() + 3, placeholder("late"));
+  p.graph.nodes.insert(p.graph.nodes.begin() + 3, Node::placeholder("late"));
   p.signature.inputs.push_back(input(InputKind::UserInput, "late"));
   EXPECT_THAT(check(p), ElementsAre("placeholder 'late' comes after node 'mul'; placeholders must come first"));
 }
@@ -177,13 +152,13 @@ TEST(Validate, NoOutputNode) {
 
 TEST(Validate, OutputNotLast) {
   Program p = validProgram();
-  p.graph.nodes.push_back(call("extra", "aten::relu", {ref("mul")}));
+  p.graph.nodes.push_back(Node::call("extra", "aten::relu", {ref("mul")}));
   EXPECT_THAT(check(p), ElementsAre("output node 'output' is not the last node (followed by node 'extra')"));
 }
 
 TEST(Validate, MoreThanOneOutputNode) {
   Program p = validProgram();
-  Node second = output({ref("mul")});
+  Node second = Node::output({ref("mul")});
   second.name = "output_1";
   p.graph.nodes.insert(p.graph.nodes.end() - 1, second);
   EXPECT_THAT(check(p),
@@ -201,7 +176,7 @@ TEST(Validate, OutputArgumentsNotASingleValue) {
                                     "or a single value), has 0"));
   // A single value that is not a tuple is fine: it is the one returned value.
   Program single;
-  single.graph.nodes = {placeholder("x"), output({})};
+  single.graph.nodes = {Node::placeholder("x"), Node::output({})};
   single.graph.nodes.back().args = {ref("x")};
   single.signature.inputs = {input(InputKind::UserInput, "x")};
   single.signature.outputs = {outputSpec(OutputKind::UserOutput, "x")};
@@ -274,8 +249,8 @@ TEST(Validate, MutationTargetDoesNotResolve) {
 
 TEST(Validate, DuplicateInputTargetsOfTheSameKind) {
   Program p = validProgram();
-  p.graph.nodes.insert(p.graph.nodes.begin() + 2, placeholder("b_s2"));
-  p.graph.nodes.insert(p.graph.nodes.begin() + 3, placeholder("p_s"));
+  p.graph.nodes.insert(p.graph.nodes.begin() + 2, Node::placeholder("b_s2"));
+  p.graph.nodes.insert(p.graph.nodes.begin() + 3, Node::placeholder("p_s"));
   p.signature.inputs.push_back(input(InputKind::Buffer, "b_s2", "s"));
   p.signature.inputs.push_back(input(InputKind::Parameter, "p_s", "s"));  // another kind: fine
   EXPECT_THAT(check(p), ElementsAre("input specs #0 and #2 are both BUFFER with target 's'"));
@@ -349,8 +324,8 @@ TEST(Validate, ReportsEveryErrorNotJustTheFirst) {
 
 TEST(Validate, ErrorCountIsCapped) {
   Program p;
-  for (int i = 0; i < 50; ++i) p.graph.nodes.push_back(call("n" + std::to_string(i), "aten::relu", {ref("none")}));
-  p.graph.nodes.push_back(output({}));
+  for (int i = 0; i < 50; ++i) p.graph.nodes.push_back(Node::call("n" + std::to_string(i), "aten::relu", {ref("none")}));
+  p.graph.nodes.push_back(Node::output({}));
   ValidateLimits limits;
   limits.maxErrors = 10;
   std::vector<std::string> errors = messages(validate(p, limits));
@@ -362,14 +337,14 @@ TEST(Validate, LargeProgramIsLinear) {
   // 200k nodes in a chain: the checks use hash maps, not per-use scans.
   Program p;
   p.graph.nodes.reserve(200'002);
-  p.graph.nodes.push_back(placeholder("x"));
+  p.graph.nodes.push_back(Node::placeholder("x"));
   std::string prev = "x";
   for (int i = 0; i < 200'000; ++i) {
     std::string name = "n" + std::to_string(i);
-    p.graph.nodes.push_back(call(name, "aten::relu", {ref(prev)}));
+    p.graph.nodes.push_back(Node::call(name, "aten::relu", {ref(prev)}));
     prev = name;
   }
-  p.graph.nodes.push_back(output({ref(prev)}));
+  p.graph.nodes.push_back(Node::output({ref(prev)}));
   p.signature.inputs = {input(InputKind::UserInput, "x")};
   p.signature.outputs = {outputSpec(OutputKind::UserOutput, prev)};
   EXPECT_THAT(check(p), IsEmpty());
