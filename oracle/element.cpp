@@ -33,9 +33,7 @@
 //   respects the analysis does not depend on this choice.
 #include <algorithm>
 #include <array>
-#include <functional>
-#include <numeric>
-#include <unordered_map>
+#include <optional>
 #include <utility>
 
 #include "oracle/ops.h"
@@ -44,7 +42,6 @@ namespace wb::oracle::detail {
 
 namespace {
 
-using Offsets = std::vector<std::uint32_t>;
 using Buffer = std::vector<std::uint64_t>;
 
 // A compile error: the program cannot be run in the element tier.
@@ -151,28 +148,87 @@ struct CValue {
   bool isNone() const { return kind == Kind::None; }
 };
 
-struct RunState {
-  Buffer arena;
-  std::vector<std::uint64_t> opaque;
-  std::vector<Buffer> in, out;
-  std::uint64_t seed = 0;
-  int inputSet = 0;
+// A run of arena elements, in order: arena[at + i] when contiguous (most layouts: every fresh
+// tensor), else arena[offsets[at + i]] (the program's offset pool). Contiguous runs are never
+// materialised as offset lists, which is most of what compiling used to allocate.
+struct Span {
+  std::uint32_t at = 0;
+  std::uint32_t count = 0;
+  bool listed = false;
 };
 
-using Step = std::function<void(RunState&)>;
+// An operand of a kernel: elements read from the arena, or a broadcast constant.
+struct Operand {
+  Span span;
+  std::uint64_t constant = 0;
+  bool isConstant = false;
+  std::uint32_t count = 0;  // elements (constants: how many copies)
+};
 
-// Where an observation or a node hash reads from.
+// Where an observation or a node hash reads from: the concatenation of a range of spans.
 struct Source {
   enum class Kind : std::uint8_t { Constant, Offsets, Opaque };
   Kind kind = Kind::Constant;
   std::uint64_t constant = 0;
-  Offsets offsets;
   std::uint32_t slot = 0;
+  std::uint32_t spansAt = 0, spansCount = 0;  // into ElementProgram::spans
 };
 
 struct EndWrite {
-  Offsets target;  // the placeholder's storage
-  Offsets value;   // the mutation value, broadcast to the target's shape
+  Span target;  // the placeholder's storage
+  Span value;   // the mutation value, broadcast to the target's shape
+};
+
+// What a step does. Steps are plain records interpreted by one switch (no closure per step):
+// compiling a program allocates a few pools instead of several objects per node.
+enum class StepKind : std::uint8_t {
+  FillSeed,       // dest[i] = inputElement(seed, inputSet, a, i)
+  SetOpaque,      // opaque[slot] = a
+  FillHash,       // dest[e] = combine(combine(opaque[from], b), e)
+  OpaqueCombine,  // opaque[slot] = combine(opaque[from], b)
+  Digest,         // opaque[slot] = fold of a, the elements of spans, then the opaque slots
+  Copy,           // dest[e] = src[e], element by element (disjoint storages)
+  Kernel,         // gather operands, compute into a scratch buffer, scatter into dest
+};
+
+// The computation of a Kernel step.
+enum class Compute : std::uint8_t {
+  Add, Sub, Rsub, Mul,  // out = in0 op in1 (alpha = a)
+  Neg, Copy, Arange,    // Arange: out[e] = a + b * e
+  Where, MaskedFill,
+  Reduce,        // out[map[e]] += in0[e]; mean (flag): divided by a (signed)
+  IndexTensor,   // advanced indexing (mapA: base positions, mapB: index positions, dims)
+  IndexPut,      // the same, written (flag: accumulate; valuesAt: the values operand)
+  IndexSelect,   // along one dim (mapA: base positions, mapB: coordinates)
+  IndexCopyAdd,  // flag: add (alpha = a)
+  Scatter,       // mapA: base positions, mapB: source positions; flag: add; flag2: constant source
+  Assemble,      // pieces (listAt/listCount: position lists in spans) over the output; flag: start from self
+};
+
+struct Step {
+  StepKind kind = StepKind::Kernel;
+  Compute compute = Compute::Copy;
+  bool flag = false, flag2 = false;
+  Span dest, src;
+  std::uint32_t slot = 0, from = 0;
+  std::uint64_t a = 0, b = 0;
+  std::int64_t dimSize = 0, dimStride = 0;
+  std::uint32_t operandsAt = 0, operandsCount = 0;  // Kernel: into operands
+  std::uint32_t listAt = 0, listCount = 0;  // Digest, Assemble: into spans; Index*: (size, stride) pairs into ints
+  std::uint32_t slotsAt = 0, slotsCount = 0;  // Digest: opaque slots, into offsets
+  std::uint32_t mapA = 0, mapB = 0, mapCount = 0;  // per-op index tables, into offsets
+  std::uint32_t outSize = 0, valuesAt = 0;
+};
+
+// Scratch reused by every step of a run (and by every run of one runElement call).
+struct RunState {
+  Buffer arena;
+  std::vector<std::uint64_t> opaque;
+  std::vector<Buffer> in;
+  std::vector<const std::uint64_t*> inputs;
+  Buffer out;
+  std::uint64_t seed = 0;
+  int inputSet = 0;
 };
 
 }  // namespace
@@ -182,16 +238,22 @@ struct ElementProgram {
   bool dependsOnViewMode = false;  // some `*_copy` view variant was compiled
   std::size_t arenaSize = 0;
   std::size_t opaqueSlots = 0;
-  std::vector<std::vector<Step>> steps;  // per node
-  std::vector<Source> nodeResults;       // per node
+  std::vector<Step> steps;                // every node's steps, in graph order
+  std::vector<std::uint32_t> nodeStepEnd;  // per node: end of its steps in `steps`
+  // Pools the steps and sources point into.
+  std::vector<std::uint32_t> offsets;  // arena offsets of listed spans, index tables, slots
+  std::vector<Span> spans;
+  std::vector<Operand> operands;
+  std::vector<std::int64_t> ints;
+  std::vector<Source> nodeResults;  // per node (traceNodes only)
   std::vector<std::pair<std::string, Source>> placeholders;
   struct Output {
     std::string label;
-    Source reference;             // Par, Seq, Value
+    Source reference;              // Par, Seq, Value
     std::optional<Source> placed;  // Placed, where it differs (a user-input mutation's value)
   };
   std::vector<Output> outputs;
-  std::vector<EndWrite> endWrites;                               // in output-spec order
+  std::vector<EndWrite> endWrites;  // in output-spec order
 };
 
 namespace {
@@ -199,37 +261,71 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Run-time helpers.
 
-void gather(const RunState& st, const Offsets& offsets, Buffer& out) {
-  out.resize(offsets.size());
+// Calls f(i, arenaOffset) for every element of a span, in order.
+template <typename F>
+inline void forEachOffset(const ElementProgram& p, Span s, F&& f) {
+  if (s.listed) {
+    const std::uint32_t* o = p.offsets.data() + s.at;
+    for (std::uint32_t i = 0; i < s.count; ++i) f(i, o[i]);
+  } else {
+    for (std::uint32_t i = 0; i < s.count; ++i) f(i, s.at + i);
+  }
+}
+
+// The elements of a span: a pointer into the arena when contiguous, else gathered into `buf`.
+inline const std::uint64_t* elementsOf(const ElementProgram& p, const RunState& st, Span s, Buffer& buf) {
+  if (!s.listed) return st.arena.data() + s.at;
+  buf.resize(s.count);
   const std::uint64_t* arena = st.arena.data();
-  for (std::size_t i = 0; i < offsets.size(); ++i) out[i] = arena[offsets[i]];
+  const std::uint32_t* o = p.offsets.data() + s.at;
+  for (std::uint32_t i = 0; i < s.count; ++i) buf[i] = arena[o[i]];
+  return buf.data();
 }
 
-void scatter(RunState& st, const Offsets& offsets, const Buffer& values) {
+void gather(const ElementProgram& p, const RunState& st, Span s, Buffer& out) {
+  out.resize(s.count);
+  const std::uint64_t* arena = st.arena.data();
+  forEachOffset(p, s, [&](std::uint32_t i, std::uint32_t o) { out[i] = arena[o]; });
+}
+
+void scatter(const ElementProgram& p, RunState& st, Span s, const std::uint64_t* values) {
   std::uint64_t* arena = st.arena.data();
-  for (std::size_t i = 0; i < offsets.size(); ++i) arena[offsets[i]] = values[i];
+  if (!s.listed) {
+    std::copy(values, values + s.count, arena + s.at);
+    return;
+  }
+  forEachOffset(p, s, [&](std::uint32_t i, std::uint32_t o) { arena[o] = values[i]; });
 }
 
-std::uint64_t readSourceHash(const RunState& st, const Source& s) {
+std::uint32_t sourceCount(const ElementProgram& p, const Source& s) {
+  std::uint32_t n = 0;
+  for (std::uint32_t k = 0; k < s.spansCount; ++k) n += p.spans[s.spansAt + k].count;
+  return n;
+}
+
+std::uint64_t readSourceHash(const ElementProgram& p, const RunState& st, const Source& s) {
   switch (s.kind) {
     case Source::Kind::Constant: return s.constant;
     case Source::Kind::Opaque: return st.opaque[s.slot];
     case Source::Kind::Offsets: {
-      std::uint64_t h = 0x51ed270b27a5d1c3ULL ^ s.offsets.size();
-      for (std::uint32_t o : s.offsets) h = combine(h, st.arena[o]);
+      std::uint64_t h = 0x51ed270b27a5d1c3ULL ^ sourceCount(p, s);
+      for (std::uint32_t k = 0; k < s.spansCount; ++k)
+        forEachOffset(p, p.spans[s.spansAt + k], [&](std::uint32_t, std::uint32_t o) { h = combine(h, st.arena[o]); });
       return h;
     }
   }
   return 0;
 }
 
-std::vector<std::uint64_t> readSource(const RunState& st, const Source& s) {
+std::vector<std::uint64_t> readSource(const ElementProgram& p, const RunState& st, const Source& s) {
   switch (s.kind) {
     case Source::Kind::Constant: return {s.constant};
     case Source::Kind::Opaque: return {st.opaque[s.slot]};
     case Source::Kind::Offsets: {
-      std::vector<std::uint64_t> out(s.offsets.size());
-      for (std::size_t i = 0; i < out.size(); ++i) out[i] = st.arena[s.offsets[i]];
+      std::vector<std::uint64_t> out;
+      out.reserve(sourceCount(p, s));
+      for (std::uint32_t k = 0; k < s.spansCount; ++k)
+        forEachOffset(p, p.spans[s.spansAt + k], [&](std::uint32_t, std::uint32_t o) { out.push_back(st.arena[o]); });
       return out;
     }
   }
@@ -242,30 +338,149 @@ std::int64_t wrapIndex(std::uint64_t value, std::int64_t size) {
   return v < 0 ? v + size : v;
 }
 
-// An operand of a step: elements gathered from the arena, or a broadcast constant.
-struct Operand {
-  Offsets offsets;
-  std::uint64_t constant = 0;
-  bool isConstant = false;
-  std::size_t count = 0;
-};
-
-using Compute = std::function<void(RunState&, const std::vector<Buffer>&, std::vector<Buffer>&)>;
-
-Step makeStep(std::vector<Operand> ins, std::vector<std::size_t> outSizes, Compute compute,
-              std::vector<Offsets> dests) {
-  return [ins = std::move(ins), outSizes = std::move(outSizes), compute = std::move(compute),
-          dests = std::move(dests)](RunState& st) {
-    if (st.in.size() < ins.size()) st.in.resize(ins.size());
-    if (st.out.size() < outSizes.size()) st.out.resize(outSizes.size());
-    for (std::size_t i = 0; i < ins.size(); ++i) {
-      if (ins[i].isConstant) st.in[i].assign(ins[i].count, ins[i].constant);
-      else gather(st, ins[i].offsets, st.in[i]);
+// One kernel: operands (contiguous ones read in place), the computation into st.out, the
+// result scattered into dest. The result goes through a scratch buffer, so a kernel may write
+// storage it reads (in-place ops).
+void runKernel(const ElementProgram& p, const Step& k, RunState& st) {
+  if (st.in.size() < k.operandsCount) st.in.resize(k.operandsCount);
+  st.inputs.resize(k.operandsCount);
+  for (std::uint32_t i = 0; i < k.operandsCount; ++i) {
+    const Operand& op = p.operands[k.operandsAt + i];
+    if (op.isConstant) {
+      st.in[i].assign(op.count, op.constant);
+      st.inputs[i] = st.in[i].data();
+    } else {
+      st.inputs[i] = elementsOf(p, st, op.span, st.in[i]);
     }
-    for (std::size_t j = 0; j < outSizes.size(); ++j) st.out[j].assign(outSizes[j], 0);
-    compute(st, st.in, st.out);
-    for (std::size_t j = 0; j < dests.size(); ++j) scatter(st, dests[j], st.out[j]);
-  };
+  }
+  st.out.assign(k.outSize, 0);
+  std::uint64_t* o = st.out.data();
+  const std::uint64_t* const* in = st.inputs.data();
+  const std::size_t n = k.outSize;
+  const std::uint32_t* mapA = p.offsets.data() + k.mapA;
+  const std::uint32_t* mapB = p.offsets.data() + k.mapB;
+  switch (k.compute) {
+    case Compute::Add:
+      for (std::size_t e = 0; e < n; ++e) o[e] = in[0][e] + in[1][e] * k.a;
+      break;
+    case Compute::Sub:
+      for (std::size_t e = 0; e < n; ++e) o[e] = in[0][e] - in[1][e] * k.a;
+      break;
+    case Compute::Rsub:
+      for (std::size_t e = 0; e < n; ++e) o[e] = in[1][e] - in[0][e] * k.a;
+      break;
+    case Compute::Mul:
+      for (std::size_t e = 0; e < n; ++e) o[e] = in[0][e] * in[1][e];
+      break;
+    case Compute::Neg:
+      for (std::size_t e = 0; e < n; ++e) o[e] = 0 - in[0][e];
+      break;
+    case Compute::Copy: std::copy(in[0], in[0] + n, o); break;
+    case Compute::Arange:
+      for (std::size_t e = 0; e < n; ++e) o[e] = k.a + k.b * e;
+      break;
+    case Compute::Where:
+      for (std::size_t e = 0; e < n; ++e) o[e] = (in[0][e] & 1) ? in[1][e] : in[2][e];
+      break;
+    case Compute::MaskedFill:
+      for (std::size_t e = 0; e < n; ++e) o[e] = (in[1][e] & 1) ? in[2][e] : in[0][e];
+      break;
+    case Compute::Reduce: {
+      for (std::uint32_t e = 0; e < k.mapCount; ++e) o[mapA[e]] += in[0][e];
+      const std::int64_t count = static_cast<std::int64_t>(k.a);
+      if (k.flag)
+        for (std::size_t e = 0; e < n; ++e)
+          o[e] = count > 0 ? static_cast<std::uint64_t>(static_cast<std::int64_t>(o[e]) / count) : 0;
+      break;
+    }
+    case Compute::IndexTensor:
+    case Compute::IndexPut: {
+      const std::int64_t* dims = p.ints.data() + k.listAt;  // (size, stride) per index tensor
+      const bool put = k.compute == Compute::IndexPut;
+      if (put) std::copy(in[0], in[0] + n, o);
+      for (std::uint32_t e = 0; e < k.mapCount; ++e) {
+        std::int64_t pos = mapA[e];
+        for (std::uint32_t j = 0; j < k.listCount; ++j)
+          pos += wrapIndex(in[1 + j][mapB[e]], dims[2 * j]) * dims[2 * j + 1];
+        if (!put) {
+          o[e] = in[0][static_cast<std::size_t>(pos)];
+          continue;
+        }
+        std::uint64_t& slot = o[static_cast<std::size_t>(pos)];
+        slot = k.flag ? slot + in[k.valuesAt][e] : in[k.valuesAt][e];
+      }
+      break;
+    }
+    case Compute::IndexSelect:
+      for (std::uint32_t e = 0; e < k.mapCount; ++e)
+        o[e] = in[0][mapA[e] + static_cast<std::size_t>(wrapIndex(in[1][mapB[e]], k.dimSize) * k.dimStride)];
+      break;
+    case Compute::IndexCopyAdd:
+      std::copy(in[0], in[0] + n, o);
+      for (std::uint32_t e = 0; e < k.mapCount; ++e) {
+        std::uint64_t& slot = o[mapA[e] + static_cast<std::size_t>(wrapIndex(in[1][mapB[e]], k.dimSize) * k.dimStride)];
+        slot = k.flag ? slot + in[2][e] * k.a : in[2][e];
+      }
+      break;
+    case Compute::Scatter:
+      std::copy(in[0], in[0] + n, o);
+      for (std::uint32_t e = 0; e < k.mapCount; ++e) {
+        std::uint64_t v = k.flag2 ? in[2][0] : in[2][mapB[e]];
+        std::uint64_t& slot = o[mapA[e] + static_cast<std::size_t>(wrapIndex(in[1][e], k.dimSize) * k.dimStride)];
+        slot = k.flag ? slot + v : v;
+      }
+      break;
+    case Compute::Assemble: {
+      std::uint32_t first = 0;
+      if (k.flag) std::copy(in[0], in[0] + n, o), first = 1;
+      for (std::uint32_t piece = 0; piece < k.listCount; ++piece) {
+        const Span map = p.spans[k.listAt + piece];
+        const std::uint32_t* positions = p.offsets.data() + map.at;
+        const std::uint64_t* values = in[first + piece];
+        for (std::uint32_t e = 0; e < map.count; ++e) o[positions[e]] = values[e];
+      }
+      break;
+    }
+  }
+  scatter(p, st, k.dest, o);
+}
+
+void runStep(const ElementProgram& p, const Step& s, RunState& st) {
+  std::uint64_t* arena = st.arena.data();
+  switch (s.kind) {
+    case StepKind::FillSeed:
+      forEachOffset(p, s.dest, [&](std::uint32_t i, std::uint32_t o) {
+        arena[o] = inputElement(st.seed, st.inputSet, s.a, i);
+      });
+      break;
+    case StepKind::SetOpaque: st.opaque[s.slot] = s.a; break;
+    case StepKind::FillHash: {
+      const std::uint64_t h = combine(st.opaque[s.from], s.b);
+      forEachOffset(p, s.dest, [&](std::uint32_t e, std::uint32_t o) { arena[o] = combine(h, e); });
+      break;
+    }
+    case StepKind::OpaqueCombine: st.opaque[s.slot] = combine(st.opaque[s.from], s.b); break;
+    case StepKind::Digest: {
+      std::uint64_t d = s.a;
+      for (std::uint32_t k = 0; k < s.listCount; ++k)
+        forEachOffset(p, p.spans[s.listAt + k], [&](std::uint32_t, std::uint32_t o) { d = combine(d, arena[o]); });
+      for (std::uint32_t k = 0; k < s.slotsCount; ++k) d = combine(d, st.opaque[p.offsets[s.slotsAt + k]]);
+      st.opaque[s.slot] = d;
+      break;
+    }
+    case StepKind::Copy:
+      if (!s.src.listed && !s.dest.listed) {
+        for (std::uint32_t e = 0; e < s.dest.count; ++e) arena[s.dest.at + e] = arena[s.src.at + e];
+      } else {
+        for (std::uint32_t e = 0; e < s.dest.count; ++e) {
+          std::uint32_t from = s.src.listed ? p.offsets[s.src.at + e] : s.src.at + e;
+          std::uint32_t to = s.dest.listed ? p.offsets[s.dest.at + e] : s.dest.at + e;
+          arena[to] = arena[from];
+        }
+      }
+      break;
+    case StepKind::Kernel: runKernel(p, s, st); break;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -333,24 +548,29 @@ class ElementCompiler {
     return l;
   }
 
-  Offsets offsetsOf(const Layout& l) {
+  // The arena elements of a layout, in row-major order. Charged as if every offset were
+  // listed (the budget, and so which programs fall back to the storage tier, is unchanged).
+  Span spanOf(const Layout& l) {
     std::int64_t n = numelOf(l.sizes);
     charge(static_cast<std::size_t>(n));
-    Offsets offs;
     const std::int64_t base = storageBase_[l.storage], size = storageSize_[l.storage];
-    if (n == 0) return offs;
+    Span span;
+    if (n == 0) return span;
+    span.count = static_cast<std::uint32_t>(n);
     if (isContiguous(l)) {  // most layouts (every fresh tensor): one range, no index walk
       if (l.offset < 0 || l.offset + n > size) fail("a view reaches outside its storage (as_strided?)");
-      offs.resize(static_cast<std::size_t>(n));
-      std::iota(offs.begin(), offs.end(), static_cast<std::uint32_t>(base + l.offset));
-      return offs;
+      span.at = static_cast<std::uint32_t>(base + l.offset);
+      return span;
     }
-    offs.reserve(static_cast<std::size_t>(n));
+    std::vector<std::uint32_t>& pool = out_.offsets;
+    span.listed = true;
+    span.at = static_cast<std::uint32_t>(pool.size());
+    pool.reserve(pool.size() + static_cast<std::size_t>(n));
     Shape idx(l.sizes.size(), 0);
     std::int64_t pos = l.offset;
     for (std::int64_t e = 0; e < n; ++e) {
       if (pos < 0 || pos >= size) fail("a view reaches outside its storage (as_strided?)");
-      offs.push_back(static_cast<std::uint32_t>(base + pos));
+      pool.push_back(static_cast<std::uint32_t>(base + pos));
       for (std::size_t d = l.sizes.size(); d-- > 0;) {
         if (++idx[d] < l.sizes[d]) {
           pos += l.strides[d];
@@ -360,7 +580,7 @@ class ElementCompiler {
         idx[d] = 0;
       }
     }
-    return offs;
+    return span;
   }
 
   static Shape broadcastShapes(const Shape& a, const Shape& b) {
@@ -408,10 +628,19 @@ class ElementCompiler {
       case Arg::Kind::List:
       case Arg::Kind::Tuple:
         v.kind = CValue::Kind::List;
+        v.items.reserve(a.items.size());
         for (const Arg& item : a.items) v.items.push_back(resolve(item));
         return v;
     }
     return v;
+  }
+
+  // resolve() without copying a node's value: a reference yields the node's value itself,
+  // anything else is built into `scratch`.
+  const CValue& resolveRef(const Arg& a, CValue& scratch) {
+    if (a.isRef()) return values_.at(analysis_.nodeOf(a.text));
+    scratch = resolve(a);
+    return scratch;
   }
 
   static std::int64_t asInt(const CValue& v, const char* what) {
@@ -476,8 +705,8 @@ class ElementCompiler {
     const Graph& g = program_.graph;
     values_.resize(g.nodes.size());
     declared_.resize(g.nodes.size());
-    out_.steps.resize(g.nodes.size());
-    out_.nodeResults.resize(g.nodes.size());
+    out_.nodeStepEnd.resize(g.nodes.size());
+    if (options_.traceNodes) out_.nodeResults.resize(g.nodes.size());
     out_.valueModel = valueModel_;
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
       const Node& n = g.nodes[i];
@@ -489,6 +718,7 @@ class ElementCompiler {
         case NodeOp::CallModule: compileCall(n); break;
         case NodeOp::Output: break;
       }
+      out_.nodeStepEnd[i] = static_cast<std::uint32_t>(out_.steps.size());
       if (options_.traceNodes) out_.nodeResults[i] = sourceOf(values_[i]);
     }
     compileEnd();
@@ -496,23 +726,27 @@ class ElementCompiler {
 
   std::size_t current_ = 0;
 
-  void emit(Step step) { out_.steps[current_].push_back(std::move(step)); }
+  void emit(const Step& step) { out_.steps.push_back(step); }
 
+  // Where a value is read from. A list's tensors are read in order: the spans of its items
+  // (nested lists flattened) are appended to the span pool in that order, one range.
   Source sourceOf(const CValue& v) {
     Source s;
     switch (v.kind) {
       case CValue::Kind::Tensor:
         s.kind = Source::Kind::Offsets;
-        s.offsets = offsetsOf(v.t);
+        s.spansAt = static_cast<std::uint32_t>(out_.spans.size());
+        out_.spans.push_back(spanOf(v.t));
+        s.spansCount = 1;
         break;
       case CValue::Kind::List:
         s.kind = Source::Kind::Offsets;
+        s.spansAt = static_cast<std::uint32_t>(out_.spans.size());
         for (const CValue& item : v.items) {
           Source inner = sourceOf(item);
-          if (inner.kind == Source::Kind::Offsets)
-            s.offsets.insert(s.offsets.end(), inner.offsets.begin(), inner.offsets.end());
-          else s.constant = combine(s.constant, inner.constant);
+          if (inner.kind != Source::Kind::Offsets) s.constant = combine(s.constant, inner.constant);
         }
+        s.spansCount = static_cast<std::uint32_t>(out_.spans.size()) - s.spansAt;
         break;
       case CValue::Kind::Opaque:
         s.kind = Source::Kind::Opaque;
@@ -528,10 +762,29 @@ class ElementCompiler {
   }
 
   void fillFromSeed(const Layout& l, std::uint64_t nameHash) {
-    Offsets offs = offsetsOf(l);
-    emit([offs = std::move(offs), nameHash](RunState& st) {
-      for (std::size_t i = 0; i < offs.size(); ++i) st.arena[offs[i]] = inputElement(st.seed, st.inputSet, nameHash, i);
-    });
+    Step s;
+    s.kind = StepKind::FillSeed;
+    s.dest = spanOf(l);
+    s.a = nameHash;
+    emit(s);
+  }
+
+  void emitOpaqueCombine(std::uint32_t slot, std::uint32_t from, std::uint64_t salt) {
+    Step s;
+    s.kind = StepKind::OpaqueCombine;
+    s.slot = slot;
+    s.from = from;
+    s.b = salt;
+    emit(s);
+  }
+
+  // dest[e] = src[e], element by element.
+  void emitCopy(const Layout& from, const Layout& to) {
+    Step s;
+    s.kind = StepKind::Copy;
+    s.src = spanOf(from);
+    s.dest = spanOf(to);
+    emit(s);
   }
 
   void compilePlaceholder(const Node& n) {
@@ -555,9 +808,11 @@ class ElementCompiler {
     } else {
       v.kind = CValue::Kind::Opaque;
       v.slot = newOpaque();
-      std::uint32_t slot = v.slot;
-      std::uint64_t h = hashText("get_attr:" + n.target);
-      emit([slot, h](RunState& st) { st.opaque[slot] = h; });
+      Step s;
+      s.kind = StepKind::SetOpaque;
+      s.slot = v.slot;
+      s.a = hashText("get_attr:" + n.target);
+      emit(s);
     }
     values_[current_] = v;
   }
@@ -567,12 +822,14 @@ class ElementCompiler {
   struct Call {
     const Node& node;
     OpInfo info;
-    std::vector<CValue> args;            // bound to schema positions (schema ops only)
+    // Bound to schema positions (schema ops only): a node's value itself for a reference (no
+    // copy), else a literal in ElementCompiler::literals_.
+    std::vector<const CValue*> args;
     const std::vector<Arg>* bound = nullptr;  // the same arguments as written (for rebinding)
     const CValue& arg(std::string_view name) const {
       std::optional<std::size_t> i = info.schema->argumentIndex(name);
       if (!i) fail("schema of " + node.target + " has no argument '" + std::string(name) + "'");
-      return args[*i];
+      return *args[*i];
     }
     bool has(std::string_view name) const { return info.schema->argumentIndex(name).has_value(); }
   };
@@ -585,7 +842,9 @@ class ElementCompiler {
     if (!facts.bound) fail("%" + n.name + ": " + facts.bindError);
     Call call{n, info, {}, &facts.args};
     call.args.reserve(facts.args.size());
-    for (const Arg& a : facts.args) call.args.push_back(resolve(a));
+    // Sized once, before any pointer into it is taken.
+    if (literals_.size() < facts.args.size()) literals_.resize(facts.args.size());
+    for (std::size_t k = 0; k < facts.args.size(); ++k) call.args.push_back(&resolveRef(facts.args[k], literals_[k]));
     CValue result;
     if (isViewKind(info.kind) && !info.outVariant) result = compileView(call);
     else if (info.kind == OpKind::SymSize) {
@@ -597,12 +856,20 @@ class ElementCompiler {
     else if (info.kind == OpKind::Hash) result = compileHashOp(call);
     else result = compileKernel(call);
     values_[current_] = std::move(result);
+    // F's rebinds take effect after the call: every argument above was read before any of
+    // them (the arguments point at node values, which a rebind replaces).
+    for (auto& [node, next] : rebinds_) values_[node] = std::move(next);
+    rebinds_.clear();
   }
+
+  std::vector<CValue> literals_;                         // a call's non-reference arguments
+  std::vector<std::pair<std::size_t, CValue>> rebinds_;  // F: pending rebinds of one call
 
   void compileGetitem(const Node& n) {
     if (n.args.size() < 2 || !n.args[0].isRef()) fail("getitem needs a container and an index");
     const CValue& container = values_.at(analysis_.nodeOf(n.args[0].text));
-    std::int64_t i = asInt(resolve(n.args[1]), "getitem index");
+    CValue scratch;
+    std::int64_t i = asInt(resolveRef(n.args[1], scratch), "getitem index");
     if (container.kind == CValue::Kind::List) {
       std::int64_t size = static_cast<std::int64_t>(container.items.size());
       if (i < 0) i += size;
@@ -618,31 +885,35 @@ class ElementCompiler {
     if (std::optional<Shape> shape = annotatedShape(current_)) {
       v.kind = CValue::Kind::Tensor;
       v.t = fresh(*shape);
-      Offsets offs = offsetsOf(v.t);
-      emit([offs = std::move(offs), from, salt](RunState& st) {
-        std::uint64_t h = combine(st.opaque[from], salt);
-        for (std::size_t e = 0; e < offs.size(); ++e) st.arena[offs[e]] = combine(h, e);
-      });
+      emitHashFill(v.t, from, salt);
     } else {
       v.kind = CValue::Kind::Opaque;
       v.slot = newOpaque();
-      std::uint32_t slot = v.slot;
-      emit([from, slot, salt](RunState& st) { st.opaque[slot] = combine(st.opaque[from], salt); });
+      emitOpaqueCombine(v.slot, from, salt);
     }
     values_[current_] = v;
   }
 
-  // Everything a hash reads: tensors (by offsets), opaque digests, and a constant for the rest.
+  // Everything a hash reads: tensors (by spans), opaque digests, and a constant for the rest.
+  // The lists are compiler scratch (one digest is collected at a time).
   struct HashInputs {
-    std::vector<Offsets> tensors;
-    std::vector<std::uint32_t> opaques;
+    std::vector<Span>& tensors;
+    std::vector<std::uint32_t>& opaques;
     std::uint64_t constant = 0;
   };
+  std::vector<Span> hashSpans_;
+  std::vector<std::uint32_t> hashSlots_;
+
+  HashInputs newHashInputs() {
+    hashSpans_.clear();
+    hashSlots_.clear();
+    return HashInputs{hashSpans_, hashSlots_};
+  }
 
   void collectHashInputs(const CValue& v, HashInputs& h) {
     switch (v.kind) {
       case CValue::Kind::Tensor:
-        h.tensors.push_back(offsetsOf(v.t));
+        h.tensors.push_back(spanOf(v.t));
         h.constant = combine(h.constant, numelOf(v.t.sizes));
         break;
       case CValue::Kind::Opaque: h.opaques.push_back(v.slot); break;
@@ -655,36 +926,40 @@ class ElementCompiler {
   }
 
   // A step computing the digest of its inputs into a fresh opaque slot; returns the slot.
-  std::uint32_t emitDigest(HashInputs h, std::uint64_t opId) {
-    std::uint32_t slot = newOpaque();
-    std::uint64_t seed = combine(opId, h.constant);
-    emit([h = std::move(h), seed, slot](RunState& st) {
-      std::uint64_t d = seed;
-      for (const Offsets& offs : h.tensors)
-        for (std::uint32_t o : offs) d = combine(d, st.arena[o]);
-      for (std::uint32_t s : h.opaques) d = combine(d, st.opaque[s]);
-      st.opaque[slot] = d;
-    });
-    return slot;
+  std::uint32_t emitDigest(const HashInputs& h, std::uint64_t opId) {
+    Step s;
+    s.kind = StepKind::Digest;
+    s.slot = newOpaque();
+    s.a = combine(opId, h.constant);
+    s.listAt = static_cast<std::uint32_t>(out_.spans.size());
+    s.listCount = static_cast<std::uint32_t>(h.tensors.size());
+    out_.spans.insert(out_.spans.end(), h.tensors.begin(), h.tensors.end());
+    s.slotsAt = static_cast<std::uint32_t>(out_.offsets.size());
+    s.slotsCount = static_cast<std::uint32_t>(h.opaques.size());
+    out_.offsets.insert(out_.offsets.end(), h.opaques.begin(), h.opaques.end());
+    emit(s);
+    return s.slot;
   }
 
   // Fills a layout with H(digest, channel, position).
   void emitHashFill(const Layout& l, std::uint32_t digestSlot, std::uint64_t channel) {
-    Offsets offs = offsetsOf(l);
-    emit([offs = std::move(offs), digestSlot, channel](RunState& st) {
-      std::uint64_t h = combine(st.opaque[digestSlot], channel);
-      for (std::size_t e = 0; e < offs.size(); ++e) st.arena[offs[e]] = combine(h, e);
-    });
+    Step s;
+    s.kind = StepKind::FillHash;
+    s.dest = spanOf(l);
+    s.from = digestSlot;
+    s.b = channel;
+    emit(s);
   }
 
   void compileSchemaless(const Node& n, const OpInfo& info) {
-    HashInputs h;
-    for (const Arg& a : n.args) collectHashInputs(resolve(a), h);
+    HashInputs h = newHashInputs();
+    CValue scratch;
+    for (const Arg& a : n.args) collectHashInputs(resolveRef(a, scratch), h);
     for (const auto& [name, a] : n.kwargs) {
       h.constant = combine(h.constant, hashText(name));
-      collectHashInputs(resolve(a), h);
+      collectHashInputs(resolveRef(a, scratch), h);
     }
-    std::uint32_t digest = emitDigest(std::move(h), info.opId);
+    std::uint32_t digest = emitDigest(h, info.opId);
     CValue v;
     if (std::optional<Shape> shape = annotatedShape(current_)) {
       v.kind = CValue::Kind::Tensor;
@@ -704,12 +979,12 @@ class ElementCompiler {
   // Uninterpreted op with a schema.
   CValue compileHashOp(const Call& call) {
     const Schema& s = *call.info.schema;
-    HashInputs h;
+    HashInputs h = newHashInputs();
     for (std::size_t k = 0; k < call.args.size(); ++k) {
-      if (s.arguments[k].type.isTensor()) collectHashInputs(call.args[k], h);
-      else h.constant = combine(h.constant, sourceOf(call.args[k]).constant);
+      if (s.arguments[k].type.isTensor()) collectHashInputs(*call.args[k], h);
+      else h.constant = combine(h.constant, sourceOf(*call.args[k]).constant);
     }
-    std::uint32_t digest = emitDigest(std::move(h), call.info.opId);
+    std::uint32_t digest = emitDigest(h, call.info.opId);
     // Written arguments: every element gets H(op, inputs, k, position). Storage model: in
     // place. Value model (F): into a fresh new version that replaces the argument node for
     // later references (see rebindsWrittenArgument; an in-place-kind op's returned self is
@@ -717,7 +992,7 @@ class ElementCompiler {
     for (std::size_t k = 0; k < call.args.size(); ++k) {
       if (!s.arguments[k].type.isWrite()) continue;
       if (valueModel_ && !rebindsWrittenArgument(s, k)) continue;
-      const CValue& a = call.args[k];
+      const CValue& a = *call.args[k];
       auto write = [&](const Layout& l, std::uint64_t channel, std::size_t item, bool isItem) {
         if (!valueModel_) return emitHashFill(l, digest, channel);
         CValue next;
@@ -743,12 +1018,13 @@ class ElementCompiler {
   }
 
   // F: the node argument k of `call` names (item `item` of a list argument) is bound to its
-  // new version `next` for every later reference, the output included.
+  // new version `next` for every later reference, the output included (from the end of the
+  // call on: see compileCall).
   void rebind(const Call& call, std::size_t k, std::size_t item, bool isItem, const CValue& next) {
     const Arg& a = (*call.bound)[k];
-    if (!isItem && a.isRef()) values_[analysis_.nodeOf(a.text)] = next;
+    if (!isItem && a.isRef()) rebinds_.emplace_back(analysis_.nodeOf(a.text), next);
     else if (isItem && a.isSequence() && item < a.items.size() && a.items[item].isRef())
-      values_[analysis_.nodeOf(a.items[item].text)] = next;
+      rebinds_.emplace_back(analysis_.nodeOf(a.items[item].text), next);
   }
 
   // A result's shape: the node's annotation for a single return; for a tuple (printed without
@@ -781,17 +1057,16 @@ class ElementCompiler {
     if (!type.isTensor()) {
       v.kind = CValue::Kind::Opaque;
       v.slot = newOpaque();
-      std::uint32_t slot = v.slot;
-      emit([slot, digest, r](RunState& st) { st.opaque[slot] = combine(st.opaque[digest], 5000 + r); });
+      emitOpaqueCombine(v.slot, digest, 5000 + r);
       return v;
     }
     if (type.isList) fail(call.node.target + ": uninterpreted op returning a tensor list");
     // A return aliasing an argument.
     for (std::size_t k = 0; k < s.arguments.size(); ++k) {
-      if (!sameAliasSet(type, s.arguments[k].type) || !call.args[k].isTensor()) continue;
-      const Layout& arg = call.args[k].t;
+      if (!sameAliasSet(type, s.arguments[k].type) || !call.args[k]->isTensor()) continue;
+      const Layout& arg = call.args[k]->t;
       if (s.arguments[k].type.isWrite()) {
-        if (!valueModel_) return call.args[k];
+        if (!valueModel_) return *call.args[k];
         v.kind = CValue::Kind::Tensor;  // the new version: the same contents, fresh
         v.t = fresh(arg.sizes);
         emitHashFill(v.t, digest, k);
@@ -799,14 +1074,11 @@ class ElementCompiler {
       }
       // An unknown view: only the whole-tensor case is representable.
       std::optional<Shape> shape = returnShape(call, r);
-      if (shape && *shape == arg.sizes && !valueModel_) return call.args[k];
+      if (shape && *shape == arg.sizes && !valueModel_) return *call.args[k];
       if (!shape || *shape != arg.sizes) fail(call.node.target + ": unknown view op");
       v.kind = CValue::Kind::Tensor;
       v.t = fresh(*shape);
-      Offsets from = offsetsOf(arg), to = offsetsOf(v.t);
-      emit([from = std::move(from), to = std::move(to)](RunState& st) {
-        for (std::size_t e = 0; e < to.size(); ++e) st.arena[to[e]] = st.arena[from[e]];
-      });
+      emitCopy(arg, v.t);
       return v;
     }
     std::optional<Shape> shape = returnShape(call, r);
@@ -831,7 +1103,8 @@ class ElementCompiler {
     const std::optional<int>& k = analysis_.nodes[current_].shareAllocArgIndex;
     if (!k || valueModel_ || !result.isTensor()) return result;
     if (*k < 0 || static_cast<std::size_t>(*k) >= call.node.args.size()) fail("_share_alloc_with_arg_idx out of range");
-    CValue base = resolve(call.node.args[static_cast<std::size_t>(*k)]);
+    CValue scratch;
+    const CValue& base = resolveRef(call.node.args[static_cast<std::size_t>(*k)], scratch);
     if (!base.isTensor()) fail("_share_alloc_with_arg_idx names a non-tensor argument");
     Layout shared;
     shared.storage = base.t.storage;
@@ -841,10 +1114,7 @@ class ElementCompiler {
     if (shared.offset + numelOf(shared.sizes) > storageSize_[shared.storage])
       fail("_share_alloc_with_arg_idx: the result does not fit in argument's storage");
     // The result was computed into fresh storage; move it into the shared place.
-    Offsets from = offsetsOf(result.t), to = offsetsOf(shared);
-    emit([from = std::move(from), to = std::move(to)](RunState& st) {
-      for (std::size_t e = 0; e < to.size(); ++e) st.arena[to[e]] = st.arena[from[e]];
-    });
+    emitCopy(result.t, shared);
     result.t = shared;
     return result;
   }
@@ -1054,10 +1324,7 @@ class ElementCompiler {
     CValue v;
     v.kind = CValue::Kind::Tensor;
     v.t = fresh(from.sizes);
-    Offsets src = offsetsOf(from), dst = offsetsOf(v.t);
-    emit([src = std::move(src), dst = std::move(dst)](RunState& st) {
-      for (std::size_t e = 0; e < dst.size(); ++e) st.arena[dst[e]] = st.arena[src[e]];
-    });
+    emitCopy(from, v.t);
     return v;
   }
 
@@ -1116,20 +1383,30 @@ class ElementCompiler {
         rebind(call, *call.info.schema->argumentIndex("out"), j, true, materialize(parts[j]));
         continue;
       }
-      Offsets src = offsetsOf(parts[j]), to = offsetsOf(dst);
-      Operand in{std::move(src), 0, false, 0};
-      emit(makeStep({std::move(in)}, {to.size()},
-                    [](RunState&, const std::vector<Buffer>& i, std::vector<Buffer>& o) { o[0] = i[0]; }, {to}));
+      // A kernel, not a Copy step: the parts may overlap `out`, so read all, then write.
+      ins_.clear();
+      Operand in;
+      in.span = spanOf(parts[j]);
+      in.count = in.span.count;
+      ins_.push_back(in);
+      Step k;
+      k.compute = Compute::Copy;
+      Span to = spanOf(dst);
+      emitKernel(k, to, to.count);
     }
     return {};
   }
 
   // --- interpreted kernels ---
 
+  // The operands of the kernel being compiled (compiler scratch; copied into the program's
+  // operand pool by emitKernel).
+  std::vector<Operand> ins_;
+
   Operand operandOf(const CValue& v, const Shape& target) {
     Operand op;
-    op.count = static_cast<std::size_t>(numelOf(target));
-    if (v.isTensor()) op.offsets = offsetsOf(expandTo(v.t, target));
+    op.count = static_cast<std::uint32_t>(numelOf(target));
+    if (v.isTensor()) op.span = spanOf(expandTo(v.t, target));
     else {
       op.isConstant = true;
       op.constant = asScalar(v);
@@ -1140,43 +1417,62 @@ class ElementCompiler {
   Operand operandOwnShape(const CValue& v, const char* what) {
     const Layout& l = tensorArg(v, what);
     Operand op;
-    op.offsets = offsetsOf(l);
-    op.count = op.offsets.size();
+    op.span = spanOf(l);
+    op.count = op.span.count;
     return op;
   }
 
   static Shape shapeOf(const CValue& v) { return v.isTensor() ? v.t.sizes : Shape{}; }
 
+  // A kernel step over ins_, computing `n` elements into `dest`; `k` holds the computation
+  // and its parameters.
+  void emitKernel(Step k, Span dest, std::size_t n) {
+    k.kind = StepKind::Kernel;
+    k.operandsAt = static_cast<std::uint32_t>(out_.operands.size());
+    k.operandsCount = static_cast<std::uint32_t>(ins_.size());
+    out_.operands.insert(out_.operands.end(), ins_.begin(), ins_.end());
+    k.dest = dest;
+    k.outSize = static_cast<std::uint32_t>(n);
+    emit(k);
+  }
+
+  // An index table of n entries in the offset pool: its start.
+  std::uint32_t newTable(std::size_t n) {
+    std::uint32_t at = static_cast<std::uint32_t>(out_.offsets.size());
+    out_.offsets.resize(out_.offsets.size() + n);
+    return at;
+  }
+
   // The destination of a single tensor result of shape `shape`, and the result value.
-  CValue destinationFor(const Call& call, const Shape& shape, Offsets& dest) {
+  CValue destinationFor(const Call& call, const Shape& shape, Span& dest) {
     const Schema& s = *call.info.schema;
     CValue v;
     if (!valueModel_ && !s.returns.empty()) {
       for (std::size_t k = 0; k < s.arguments.size(); ++k) {
         if (!s.arguments[k].type.isWrite() || !sameAliasSet(s.returns[0].type, s.arguments[k].type)) continue;
-        const Layout& l = tensorArg(call.args[k], "written argument");
+        const Layout& l = tensorArg(*call.args[k], "written argument");
         if (l.sizes != shape) fail("%" + call.node.name + ": result shape differs from the written argument's");
-        dest = offsetsOf(l);
-        return call.args[k];
+        dest = spanOf(l);
+        return *call.args[k];
       }
     }
     v.kind = CValue::Kind::Tensor;
     v.t = fresh(shape);
-    dest = offsetsOf(v.t);
+    dest = spanOf(v.t);
     return v;
   }
 
-  // Compiles one kernel: operands, output shape, the compute function; in-place ops compute
-  // with the self's shape and write the self; out= variants write `out`.
+  // Compiles one kernel: operands, output shape, the computation; in-place ops compute with
+  // the self's shape and write the self; out= variants write `out`.
   CValue compileKernel(const Call& call) {
     const OpKind kind = call.info.kind;
     // Foreach ops: several results.
     if (kind == OpKind::ForeachAdd || kind == OpKind::ForeachSub || kind == OpKind::ForeachMul) return compileForeach(call);
 
     const bool inplace = call.info.inplace;
-    std::vector<Operand> ins;
+    ins_.clear();
     Shape shape;
-    Compute compute;
+    Step k;
     auto selfShape = [&] { return tensorArg(call.arg("self"), "self").sizes; };
 
     switch (kind) {
@@ -1187,30 +1483,21 @@ class ElementCompiler {
         const CValue& self = call.arg("self");
         const CValue& other = call.arg("other");
         shape = inplace ? selfShape() : broadcastShapes(shapeOf(self), shapeOf(other));
-        ins.push_back(operandOf(self, shape));
-        ins.push_back(operandOf(other, shape));
+        ins_.push_back(operandOf(self, shape));
+        ins_.push_back(operandOf(other, shape));
         std::uint64_t alpha = call.has("alpha") ? asScalar(call.arg("alpha")) : 1;
         if (call.has("alpha") && call.arg("alpha").isNone()) alpha = 1;
-        compute = [kind, alpha](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
-          const Buffer &a = in[0], &b = in[1];
-          Buffer& o = out[0];
-          for (std::size_t e = 0; e < o.size(); ++e) {
-            switch (kind) {
-              case OpKind::Add: o[e] = a[e] + b[e] * alpha; break;
-              case OpKind::Sub: o[e] = a[e] - b[e] * alpha; break;
-              case OpKind::Rsub: o[e] = b[e] - a[e] * alpha; break;
-              default: o[e] = a[e] * b[e]; break;
-            }
-          }
-        };
+        k.compute = kind == OpKind::Add ? Compute::Add
+                    : kind == OpKind::Sub ? Compute::Sub
+                    : kind == OpKind::Rsub ? Compute::Rsub
+                                           : Compute::Mul;
+        k.a = alpha;
         break;
       }
       case OpKind::Neg:
         shape = selfShape();
-        ins.push_back(operandOf(call.arg("self"), shape));
-        compute = [](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
-          for (std::size_t e = 0; e < out[0].size(); ++e) out[0][e] = 0 - in[0][e];
-        };
+        ins_.push_back(operandOf(call.arg("self"), shape));
+        k.compute = Compute::Neg;
         break;
       case OpKind::Sum:
       case OpKind::Mean: return compileReduction(call);
@@ -1220,18 +1507,18 @@ class ElementCompiler {
       case OpKind::Zero:
       case OpKind::FactoryLike: {
         shape = selfShape();
-        if (kind == OpKind::Copy) ins.push_back(operandOf(call.arg("src"), shape));
-        else if (kind == OpKind::Clone) ins.push_back(operandOf(call.arg("self"), shape));
-        else if (kind == OpKind::Fill) ins.push_back(operandOf(call.arg("value"), shape));
-        else if (kind == OpKind::Zero) ins.push_back(operandOf(CValue{}, shape));
-        else ins.push_back(factoryFill(call, shape));
-        compute = [](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) { out[0] = in[0]; };
+        if (kind == OpKind::Copy) ins_.push_back(operandOf(call.arg("src"), shape));
+        else if (kind == OpKind::Clone) ins_.push_back(operandOf(call.arg("self"), shape));
+        else if (kind == OpKind::Fill) ins_.push_back(operandOf(call.arg("value"), shape));
+        else if (kind == OpKind::Zero) ins_.push_back(operandOf(CValue{}, shape));
+        else ins_.push_back(factoryFill(call, shape));
+        k.compute = Compute::Copy;
         break;
       }
       case OpKind::Factory: {
         shape = asIntList(call.arg("size"), "size");
-        ins.push_back(factoryFill(call, shape));
-        compute = [](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) { out[0] = in[0]; };
+        ins_.push_back(factoryFill(call, shape));
+        k.compute = Compute::Copy;
         break;
       }
       case OpKind::Arange: {
@@ -1241,32 +1528,27 @@ class ElementCompiler {
         if (step == 0) fail("arange: step 0");
         std::int64_t n = step > 0 ? (end - start + step - 1) / step : (start - end - step - 1) / -step;
         shape = {std::max<std::int64_t>(n, 0)};
-        compute = [start, step](RunState&, const std::vector<Buffer>&, std::vector<Buffer>& out) {
-          for (std::size_t e = 0; e < out[0].size(); ++e)
-            out[0][e] = static_cast<std::uint64_t>(start) + static_cast<std::uint64_t>(step) * e;
-        };
+        k.compute = Compute::Arange;
+        k.a = static_cast<std::uint64_t>(start);
+        k.b = static_cast<std::uint64_t>(step);
         break;
       }
       case OpKind::Where: {
         const CValue &c = call.arg("condition"), &a = call.arg("self"), &b = call.arg("other");
         shape = broadcastShapes(broadcastShapes(shapeOf(c), shapeOf(a)), shapeOf(b));
-        ins.push_back(operandOf(c, shape));
-        ins.push_back(operandOf(a, shape));
-        ins.push_back(operandOf(b, shape));
-        compute = [](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
-          for (std::size_t e = 0; e < out[0].size(); ++e) out[0][e] = (in[0][e] & 1) ? in[1][e] : in[2][e];
-        };
+        ins_.push_back(operandOf(c, shape));
+        ins_.push_back(operandOf(a, shape));
+        ins_.push_back(operandOf(b, shape));
+        k.compute = Compute::Where;
         break;
       }
       case OpKind::MaskedFill: {
         const CValue &self = call.arg("self"), &mask = call.arg("mask");
         shape = inplace ? selfShape() : broadcastShapes(shapeOf(self), shapeOf(mask));
-        ins.push_back(operandOf(self, shape));
-        ins.push_back(operandOf(mask, shape));
-        ins.push_back(operandOf(call.arg("value"), shape));
-        compute = [](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
-          for (std::size_t e = 0; e < out[0].size(); ++e) out[0][e] = (in[1][e] & 1) ? in[2][e] : in[0][e];
-        };
+        ins_.push_back(operandOf(self, shape));
+        ins_.push_back(operandOf(mask, shape));
+        ins_.push_back(operandOf(call.arg("value"), shape));
+        k.compute = Compute::MaskedFill;
         break;
       }
       case OpKind::IndexPut:
@@ -1282,7 +1564,7 @@ class ElementCompiler {
       case OpKind::Stack: return compileAssemble(call);
       default: fail("internal: kernel not handled");
     }
-    return finishSingle(call, std::move(ins), shape, std::move(compute));
+    return finishSingle(call, k, shape);
   }
 
   Operand factoryFill(const Call& call, const Shape& shape) {
@@ -1294,18 +1576,19 @@ class ElementCompiler {
     return operandOf(value, shape);
   }
 
-  CValue finishSingle(const Call& call, std::vector<Operand> ins, const Shape& shape, Compute compute) {
-    Offsets dest;
+  // Emits kernel `k` over ins_ with a result of shape `shape`.
+  CValue finishSingle(const Call& call, const Step& k, const Shape& shape) {
+    Span dest;
     CValue result = destinationFor(call, shape, dest);
     std::size_t n = static_cast<std::size_t>(numelOf(shape));
-    emit(makeStep(std::move(ins), {n}, std::move(compute), {std::move(dest)}));
+    emitKernel(k, dest, n);
     // F: an `out=` argument is rebound to the result (an in-place-kind op's self is not).
     const Schema& s = *call.info.schema;
     if (valueModel_ && !s.returns.empty())
-      for (std::size_t k = 0; k < s.arguments.size(); ++k)
-        if (s.arguments[k].type.isWrite() && sameAliasSet(s.returns[0].type, s.arguments[k].type) &&
-            rebindsWrittenArgument(s, k))
-          rebind(call, k, 0, false, result);
+      for (std::size_t a = 0; a < s.arguments.size(); ++a)
+        if (s.arguments[a].type.isWrite() && sameAliasSet(s.returns[0].type, s.arguments[a].type) &&
+            rebindsWrittenArgument(s, a))
+          rebind(call, a, 0, false, result);
     return shareAlloc(call, result);
   }
 
@@ -1336,12 +1619,12 @@ class ElementCompiler {
     }
     std::int64_t n = numelOf(self.sizes);
     charge(static_cast<std::size_t>(n));
-    Offsets map(static_cast<std::size_t>(n));
-    std::vector<std::int64_t> idx(rank, 0);
+    const std::uint32_t mapAt = newTable(static_cast<std::size_t>(n));
+    Shape idx(rank, 0);
     for (std::int64_t e = 0; e < n; ++e) {
       std::int64_t o = 0;
       for (std::size_t d = 0; d < rank; ++d) o += idx[d] * outStrides[d];
-      map[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(o);
+      out_.offsets[mapAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(o);
       for (std::size_t d = rank; d-- > 0;) {
         if (++idx[d] < self.sizes[d]) break;
         idx[d] = 0;
@@ -1349,14 +1632,15 @@ class ElementCompiler {
     }
     std::int64_t outN = numelOf(shape);
     std::int64_t count = outN == 0 ? 0 : n / std::max<std::int64_t>(outN, 1);
-    const bool mean = call.info.kind == OpKind::Mean;
-    std::vector<Operand> ins{operandOwnShape(call.arg("self"), "self")};
-    Compute compute = [map = std::move(map), mean, count](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
-      for (std::size_t e = 0; e < map.size(); ++e) out[0][map[e]] += in[0][e];
-      if (mean)
-        for (std::uint64_t& v : out[0]) v = count > 0 ? static_cast<std::uint64_t>(static_cast<std::int64_t>(v) / count) : 0;
-    };
-    return finishSingle(call, std::move(ins), shape, std::move(compute));
+    ins_.clear();
+    ins_.push_back(operandOwnShape(call.arg("self"), "self"));
+    Step k;
+    k.compute = Compute::Reduce;
+    k.mapA = mapAt;
+    k.mapCount = static_cast<std::uint32_t>(n);
+    k.flag = call.info.kind == OpKind::Mean;
+    k.a = static_cast<std::uint64_t>(count);
+    return finishSingle(call, k, shape);
   }
 
   // index_put / index.Tensor: advanced indexing with a list of optional index tensors.
@@ -1400,9 +1684,10 @@ class ElementCompiler {
     for (std::size_t j : indexed)
       if (S[j] == 0 && nR > 0) fail("index: indexing a dimension of size 0");
     charge(static_cast<std::size_t>(2 * nR));
-    Offsets basePos(static_cast<std::size_t>(nR)), iPos(static_cast<std::size_t>(nR));
+    const std::uint32_t baseAt = newTable(static_cast<std::size_t>(nR));
+    const std::uint32_t iAt = newTable(static_cast<std::size_t>(nR));
     Shape Istrides = contiguousStrides(I);
-    std::vector<std::int64_t> idx(R.size(), 0);
+    Shape idx(R.size(), 0);
     for (std::int64_t e = 0; e < nR; ++e) {
       std::int64_t base = 0, ip = 0;
       std::size_t iDim = 0;
@@ -1410,44 +1695,35 @@ class ElementCompiler {
         if (dimRole[r] < 0) ip += idx[r] * Istrides[iDim++];
         else base += idx[r] * cs[static_cast<std::size_t>(dimRole[r])];
       }
-      basePos[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(base);
-      iPos[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(ip);
+      out_.offsets[baseAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(base);
+      out_.offsets[iAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(ip);
       for (std::size_t r = R.size(); r-- > 0;) {
         if (++idx[r] < R[r]) break;
         idx[r] = 0;
       }
     }
-    std::vector<Operand> ins{operandOwnShape(call.arg("self"), "self")};
-    std::vector<std::pair<std::int64_t, std::int64_t>> dims;  // (size, contiguous stride) per index
+    ins_.clear();
+    ins_.push_back(operandOwnShape(call.arg("self"), "self"));
+    Step k;
+    k.mapA = baseAt;
+    k.mapB = iAt;
+    k.mapCount = static_cast<std::uint32_t>(nR);
+    k.listAt = static_cast<std::uint32_t>(out_.ints.size());  // (size, contiguous stride) per index
+    k.listCount = static_cast<std::uint32_t>(indexed.size());
     for (std::size_t j : indexed) {
-      ins.push_back(operandOf(indices.items[j], I));
-      dims.emplace_back(S[j], cs[j]);
+      ins_.push_back(operandOf(indices.items[j], I));
+      out_.ints.push_back(S[j]);
+      out_.ints.push_back(cs[j]);
     }
     if (call.info.kind == OpKind::IndexTensor) {
-      Compute compute = [basePos = std::move(basePos), iPos = std::move(iPos), dims](
-                            RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
-        for (std::size_t e = 0; e < basePos.size(); ++e) {
-          std::int64_t pos = basePos[e];
-          for (std::size_t k = 0; k < dims.size(); ++k) pos += wrapIndex(in[1 + k][iPos[e]], dims[k].first) * dims[k].second;
-          out[0][e] = in[0][static_cast<std::size_t>(pos)];
-        }
-      };
-      return finishSingle(call, std::move(ins), R, std::move(compute));
+      k.compute = Compute::IndexTensor;
+      return finishSingle(call, k, R);
     }
-    ins.push_back(operandOf(call.arg("values"), R));
-    const bool accumulate = asInt(call.arg("accumulate"), "accumulate") != 0;
-    const std::size_t valuesAt = ins.size() - 1;
-    Compute compute = [basePos = std::move(basePos), iPos = std::move(iPos), dims, accumulate, valuesAt](
-                          RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
-      out[0] = in[0];
-      for (std::size_t e = 0; e < basePos.size(); ++e) {
-        std::int64_t pos = basePos[e];
-        for (std::size_t k = 0; k < dims.size(); ++k) pos += wrapIndex(in[1 + k][iPos[e]], dims[k].first) * dims[k].second;
-        std::uint64_t& slot = out[0][static_cast<std::size_t>(pos)];
-        slot = accumulate ? slot + in[valuesAt][e] : in[valuesAt][e];
-      }
-    };
-    return finishSingle(call, std::move(ins), S, std::move(compute));
+    ins_.push_back(operandOf(call.arg("values"), R));
+    k.compute = Compute::IndexPut;
+    k.flag = asInt(call.arg("accumulate"), "accumulate") != 0;
+    k.valuesAt = static_cast<std::uint32_t>(ins_.size() - 1);
+    return finishSingle(call, k, S);
   }
 
   // index_copy / index_add / index_select: an index along one dimension.
@@ -1467,42 +1743,40 @@ class ElementCompiler {
     std::int64_t n = numelOf(iterShape);
     if (dimSize == 0 && n > 0) fail("index along a dim: the dimension has size 0");
     charge(static_cast<std::size_t>(2 * n));
-    Offsets basePos(static_cast<std::size_t>(n)), coord(static_cast<std::size_t>(n));
-    std::vector<std::int64_t> idx(iterShape.size(), 0);
+    const std::uint32_t baseAt = newTable(static_cast<std::size_t>(n));
+    const std::uint32_t coordAt = newTable(static_cast<std::size_t>(n));
+    Shape idx(iterShape.size(), 0);
     for (std::int64_t e = 0; e < n; ++e) {
       std::int64_t base = 0;
-      for (std::size_t k = 0; k < iterShape.size(); ++k)
-        if (k != d) base += idx[k] * cs[k];
-      basePos[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(base);
-      coord[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(iterShape.empty() ? 0 : idx[d]);
-      for (std::size_t k = iterShape.size(); k-- > 0;) {
-        if (++idx[k] < iterShape[k]) break;
-        idx[k] = 0;
+      for (std::size_t j = 0; j < iterShape.size(); ++j)
+        if (j != d) base += idx[j] * cs[j];
+      out_.offsets[baseAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(base);
+      out_.offsets[coordAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(iterShape.empty() ? 0 : idx[d]);
+      for (std::size_t j = iterShape.size(); j-- > 0;) {
+        if (++idx[j] < iterShape[j]) break;
+        idx[j] = 0;
       }
     }
-    std::vector<Operand> ins{operandOwnShape(call.arg("self"), "self"), operandOwnShape(call.arg("index"), "index")};
+    ins_.clear();
+    ins_.push_back(operandOwnShape(call.arg("self"), "self"));
+    ins_.push_back(operandOwnShape(call.arg("index"), "index"));
+    Step k;
+    k.mapA = baseAt;
+    k.mapB = coordAt;
+    k.mapCount = static_cast<std::uint32_t>(n);
+    k.dimSize = dimSize;
+    k.dimStride = dimStride;
     if (kind == OpKind::IndexSelect) {
-      Compute compute = [basePos = std::move(basePos), coord = std::move(coord), dimSize, dimStride](
-                            RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
-        for (std::size_t e = 0; e < basePos.size(); ++e)
-          out[0][e] = in[0][basePos[e] + static_cast<std::size_t>(wrapIndex(in[1][coord[e]], dimSize) * dimStride)];
-      };
-      return finishSingle(call, std::move(ins), iterShape, std::move(compute));
+      k.compute = Compute::IndexSelect;
+      return finishSingle(call, k, iterShape);
     }
     const CValue& source = call.arg("source");
     if (shapeOf(source) != iterShape) fail("index_copy/index_add: source shape mismatch");
-    ins.push_back(operandOf(source, iterShape));
-    const bool add = kind == OpKind::IndexAdd;
-    const std::uint64_t alpha = add && call.has("alpha") ? asScalar(call.arg("alpha")) : 1;
-    Compute compute = [basePos = std::move(basePos), coord = std::move(coord), dimSize, dimStride, add, alpha](
-                          RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
-      out[0] = in[0];
-      for (std::size_t e = 0; e < basePos.size(); ++e) {
-        std::uint64_t& slot = out[0][basePos[e] + static_cast<std::size_t>(wrapIndex(in[1][coord[e]], dimSize) * dimStride)];
-        slot = add ? slot + in[2][e] * alpha : in[2][e];
-      }
-    };
-    return finishSingle(call, std::move(ins), S, std::move(compute));
+    ins_.push_back(operandOf(source, iterShape));
+    k.compute = Compute::IndexCopyAdd;
+    k.flag = kind == OpKind::IndexAdd;
+    k.a = k.flag && call.has("alpha") ? asScalar(call.arg("alpha")) : 1;
+    return finishSingle(call, k, S);
   }
 
   CValue compileScatter(const Call& call) {
@@ -1514,9 +1788,9 @@ class ElementCompiler {
     if (X.size() != S.size() && !(X.empty() && S.empty())) fail("scatter: index rank differs from self's");
     const CValue& src = call.has("src") ? call.arg("src") : call.arg("value");
     const Shape srcShape = shapeOf(src);
-    for (std::size_t k = 0; k < X.size(); ++k) {
-      if (k != d && X[k] > S[k]) fail("scatter: index larger than self");
-      if (src.isTensor() && (srcShape.size() != X.size() || X[k] > srcShape[k])) fail("scatter: index larger than src");
+    for (std::size_t j = 0; j < X.size(); ++j) {
+      if (j != d && X[j] > S[j]) fail("scatter: index larger than self");
+      if (src.isTensor() && (srcShape.size() != X.size() || X[j] > srcShape[j])) fail("scatter: index larger than src");
     }
     Shape cs = contiguousStrides(S);
     Shape srcStrides = contiguousStrides(srcShape);
@@ -1524,43 +1798,45 @@ class ElementCompiler {
     std::int64_t n = numelOf(X);
     if (dimSize == 0 && n > 0) fail("scatter: the dimension has size 0");
     charge(static_cast<std::size_t>(2 * n));
-    Offsets basePos(static_cast<std::size_t>(n)), srcPos(static_cast<std::size_t>(n));
-    std::vector<std::int64_t> idx(X.size(), 0);
+    const std::uint32_t baseAt = newTable(static_cast<std::size_t>(n));
+    const std::uint32_t srcAt = newTable(static_cast<std::size_t>(n));
+    Shape idx(X.size(), 0);
     for (std::int64_t e = 0; e < n; ++e) {
       std::int64_t base = 0, sp = 0;
-      for (std::size_t k = 0; k < X.size(); ++k) {
-        if (k != d) base += idx[k] * cs[k];
-        if (src.isTensor()) sp += idx[k] * srcStrides[k];
+      for (std::size_t j = 0; j < X.size(); ++j) {
+        if (j != d) base += idx[j] * cs[j];
+        if (src.isTensor()) sp += idx[j] * srcStrides[j];
       }
-      basePos[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(base);
-      srcPos[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(sp);
-      for (std::size_t k = X.size(); k-- > 0;) {
-        if (++idx[k] < X[k]) break;
-        idx[k] = 0;
+      out_.offsets[baseAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(base);
+      out_.offsets[srcAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(sp);
+      for (std::size_t j = X.size(); j-- > 0;) {
+        if (++idx[j] < X[j]) break;
+        idx[j] = 0;
       }
     }
-    std::vector<Operand> ins{operandOwnShape(call.arg("self"), "self"), operandOwnShape(call.arg("index"), "index")};
+    ins_.clear();
+    ins_.push_back(operandOwnShape(call.arg("self"), "self"));
+    ins_.push_back(operandOwnShape(call.arg("index"), "index"));
     const bool isConst = !src.isTensor();
     if (isConst) {
       Operand c;
       c.isConstant = true;
       c.constant = asScalar(src);
       c.count = 1;
-      ins.push_back(c);
+      ins_.push_back(c);
     } else {
-      ins.push_back(operandOwnShape(src, "src"));
+      ins_.push_back(operandOwnShape(src, "src"));
     }
-    const bool add = call.info.kind == OpKind::ScatterAdd;
-    Compute compute = [basePos = std::move(basePos), srcPos = std::move(srcPos), dimSize, dimStride, add, isConst](
-                          RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
-      out[0] = in[0];
-      for (std::size_t e = 0; e < basePos.size(); ++e) {
-        std::uint64_t v = isConst ? in[2][0] : in[2][srcPos[e]];
-        std::uint64_t& slot = out[0][basePos[e] + static_cast<std::size_t>(wrapIndex(in[1][e], dimSize) * dimStride)];
-        slot = add ? slot + v : v;
-      }
-    };
-    return finishSingle(call, std::move(ins), S, std::move(compute));
+    Step k;
+    k.compute = Compute::Scatter;
+    k.mapA = baseAt;
+    k.mapB = srcAt;
+    k.mapCount = static_cast<std::uint32_t>(n);
+    k.dimSize = dimSize;
+    k.dimStride = dimStride;
+    k.flag = call.info.kind == OpKind::ScatterAdd;
+    k.flag2 = isConst;
+    return finishSingle(call, k, S);
   }
 
   // slice_scatter, select_scatter, cat, stack: the output assembled from pieces placed at
@@ -1585,7 +1861,7 @@ class ElementCompiler {
       outValue.kind = CValue::Kind::Tensor;
       outValue.t = out;
       std::size_t selfAt = *call.info.schema->argumentIndex("self");
-      viewCall.args[selfAt] = outValue;
+      viewCall.args[selfAt] = &outValue;
       bool needsCopy = false;
       Layout place = viewLayout(viewCall, needsCopy);
       const CValue& src = call.arg("src");
@@ -1626,8 +1902,8 @@ class ElementCompiler {
         shape[d] = 0;
         for (const CValue* t : list) {
           if (t->t.sizes.size() != first.size()) fail("cat: ranks differ");
-          for (std::size_t k = 0; k < first.size(); ++k)
-            if (k != d && t->t.sizes[k] != first[k]) fail("cat: shapes differ");
+          for (std::size_t j = 0; j < first.size(); ++j)
+            if (j != d && t->t.sizes[j] != first[j]) fail("cat: shapes differ");
           shape[d] += t->t.sizes[d];
         }
         Shape strides = contiguousStrides(shape);
@@ -1643,40 +1919,43 @@ class ElementCompiler {
         }
       }
     }
-    // Piece positions relative to the output (offsetsOf needs a storage: use a scratch one).
-    std::vector<Offsets> maps;
-    for (Layout& place : placements) maps.push_back(relativeOffsets(place, numelOf(shape)));
-    std::vector<Operand> ins;
-    if (startFromSelf) ins.push_back(operandOwnShape(call.arg("self"), "self"));
-    for (const CValue* p : pieces) ins.push_back(operandOwnShape(*p, "piece"));
-    Compute compute = [maps = std::move(maps), startFromSelf](RunState&, const std::vector<Buffer>& in,
-                                                              std::vector<Buffer>& out) {
-      std::size_t first = 0;
-      if (startFromSelf) out[0] = in[first++];
-      for (std::size_t p = 0; p < maps.size(); ++p)
-        for (std::size_t e = 0; e < maps[p].size(); ++e) out[0][maps[p][e]] = in[first + p][e];
-    };
-    return finishSingle(call, std::move(ins), shape, std::move(compute));
+    // Piece positions relative to the output, as position lists in the offset pool.
+    Step k;
+    k.compute = Compute::Assemble;
+    k.flag = startFromSelf;
+    std::vector<Span> maps;
+    maps.reserve(placements.size());
+    for (const Layout& place : placements) maps.push_back(relativeOffsets(place, numelOf(shape)));
+    k.listAt = static_cast<std::uint32_t>(out_.spans.size());
+    k.listCount = static_cast<std::uint32_t>(maps.size());
+    out_.spans.insert(out_.spans.end(), maps.begin(), maps.end());
+    ins_.clear();
+    if (startFromSelf) ins_.push_back(operandOwnShape(call.arg("self"), "self"));
+    for (const CValue* p : pieces) ins_.push_back(operandOwnShape(*p, "piece"));
+    return finishSingle(call, k, shape);
   }
 
-  // Offsets of a layout over a contiguous buffer of `total` elements (positions, not arena).
-  Offsets relativeOffsets(const Layout& l, std::int64_t total) {
+  // Positions of a layout over a contiguous buffer of `total` elements (not arena offsets),
+  // listed in the offset pool.
+  Span relativeOffsets(const Layout& l, std::int64_t total) {
     std::int64_t n = numelOf(l.sizes);
     charge(static_cast<std::size_t>(n));
-    Offsets offs;
-    offs.reserve(static_cast<std::size_t>(n));
+    Span span;
+    span.listed = true;
+    span.count = static_cast<std::uint32_t>(n);
+    span.at = newTable(static_cast<std::size_t>(n));
     Shape idx(l.sizes.size(), 0);
     for (std::int64_t e = 0; e < n; ++e) {
       std::int64_t pos = l.offset;
       for (std::size_t d = 0; d < idx.size(); ++d) pos += idx[d] * l.strides[d];
       if (pos < 0 || pos >= total) fail("internal: piece outside the output");
-      offs.push_back(static_cast<std::uint32_t>(pos));
+      out_.offsets[span.at + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(pos);
       for (std::size_t d = idx.size(); d-- > 0;) {
         if (++idx[d] < l.sizes[d]) break;
         idx[d] = 0;
       }
     }
-    return offs;
+    return span;
   }
 
   CValue compileForeach(const Call& call) {
@@ -1694,27 +1973,24 @@ class ElementCompiler {
     for (std::size_t j = 0; j < self.items.size(); ++j) {
       const Layout& a = tensorArg(self.items[j], "self");
       Shape shape = writes ? a.sizes : broadcastShapes(a.sizes, shapeOf(hasList ? other->items[j] : *other));
-      std::vector<Operand> ins{operandOf(self.items[j], shape), operandOf(hasList ? other->items[j] : *other, shape)};
-      Offsets dest;
-      if (writes && !valueModel_) dest = offsetsOf(a);
+      ins_.clear();
+      ins_.push_back(operandOf(self.items[j], shape));
+      ins_.push_back(operandOf(hasList ? other->items[j] : *other, shape));
+      Span dest;
+      if (writes && !valueModel_) dest = spanOf(a);
       else {
         CValue v;
         v.kind = CValue::Kind::Tensor;
         v.t = fresh(shape);
-        dest = offsetsOf(v.t);
+        dest = spanOf(v.t);
         // `-> ()` under F: each element's new version replaces the list element's node.
         if (writes) rebind(call, *call.info.schema->argumentIndex("self"), j, true, v);
         else results.items.push_back(v);
       }
-      Compute compute = [kind, alpha](RunState&, const std::vector<Buffer>& in, std::vector<Buffer>& out) {
-        for (std::size_t e = 0; e < out[0].size(); ++e) {
-          if (kind == OpKind::ForeachAdd) out[0][e] = in[0][e] + in[1][e] * alpha;
-          else if (kind == OpKind::ForeachSub) out[0][e] = in[0][e] - in[1][e] * alpha;
-          else out[0][e] = in[0][e] * in[1][e];
-        }
-      };
-      std::size_t n = dest.size();
-      emit(makeStep(std::move(ins), {n}, std::move(compute), {std::move(dest)}));
+      Step k;
+      k.compute = kind == OpKind::ForeachAdd ? Compute::Add : kind == OpKind::ForeachSub ? Compute::Sub : Compute::Mul;
+      k.a = alpha;
+      emitKernel(k, dest, dest.count);
     }
     if (writes) return {};
     return results;
@@ -1734,12 +2010,15 @@ class ElementCompiler {
       whole.storage = l.storage;
       whole.sizes = {storageSize_[l.storage]};
       whole.strides = {1};
-      out_.placeholders[p++].second.kind = Source::Kind::Offsets;
-      out_.placeholders[p - 1].second.offsets = offsetsOf(whole);
+      CValue storage;
+      storage.kind = CValue::Kind::Tensor;
+      storage.t = whole;
+      out_.placeholders[p++].second = sourceOf(storage);
     }
     const std::vector<Arg>& returned = analysis_.returned;
+    CValue scratch;
     for (std::size_t pos : analysis_.visibleOutputs) {
-      CValue v = resolve(returned[pos]);
+      const CValue& v = resolveRef(returned[pos], scratch);
       ElementProgram::Output o;
       o.label = "output " + std::to_string(out_.outputs.size());
       if (returned[pos].isRef()) o.label += " (%" + returned[pos].text + ")";
@@ -1754,12 +2033,12 @@ class ElementCompiler {
       if (!isMutation(spec.kind) || options_.placedProgram) continue;
       std::optional<std::size_t> target = analysis_.mutatedPlaceholder[pos];
       if (!target) fail("mutation output " + spec.name + " has no target placeholder");
-      CValue v = resolve(returned[pos]);
+      const CValue& v = resolveRef(returned[pos], scratch);
       const Layout& t = declared_[*target].t;
       if (!v.isTensor()) fail("mutation value of " + spec.target + " is not a tensor");
       EndWrite w;
-      w.target = offsetsOf(t);
-      w.value = offsetsOf(expandTo(v.t, t.sizes));
+      w.target = spanOf(t);
+      w.value = spanOf(expandTo(v.t, t.sizes));
       out_.endWrites.push_back(std::move(w));
     }
   }
@@ -1781,33 +2060,36 @@ std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Sem
   st.arena.assign(exe.arenaSize, 0);
   st.opaque.assign(exe.opaqueSlots, 0);
   std::vector<std::uint64_t> nodeHashes;
-  if (recordNodeHashes) nodeHashes.assign(exe.steps.size(), 0);
-  for (std::size_t n = 0; n < exe.steps.size(); ++n) {
-    for (const Step& step : exe.steps[n]) step(st);
-    if (recordNodeHashes && n < exe.nodeResults.size()) nodeHashes[n] = readSourceHash(st, exe.nodeResults[n]);
+  if (recordNodeHashes) nodeHashes.assign(exe.nodeStepEnd.size(), 0);
+  std::size_t s = 0;
+  for (std::size_t n = 0; n < exe.nodeStepEnd.size(); ++n) {
+    for (; s < exe.nodeStepEnd[n]; ++s) runStep(exe, exe.steps[s], st);
+    if (recordNodeHashes && n < exe.nodeResults.size()) nodeHashes[n] = readSourceHash(exe, st, exe.nodeResults[n]);
   }
   std::vector<RunResult> results;
   results.reserve(endings.size());
   const Buffer snapshot = endings.size() > 1 ? st.arena : Buffer();
+  std::vector<Buffer> values;
   for (std::size_t k = 0; k < endings.size(); ++k) {
     if (k > 0) st.arena = snapshot;
     const Semantics sem = endings[k];
     if (sem == Semantics::Par || sem == Semantics::Value) {
-      std::vector<Buffer> values(exe.endWrites.size());
-      for (std::size_t i = 0; i < values.size(); ++i) gather(st, exe.endWrites[i].value, values[i]);
-      for (std::size_t i = 0; i < values.size(); ++i) scatter(st, exe.endWrites[i].target, values[i]);
+      values.resize(exe.endWrites.size());
+      for (std::size_t i = 0; i < values.size(); ++i) gather(exe, st, exe.endWrites[i].value, values[i]);
+      for (std::size_t i = 0; i < values.size(); ++i) scatter(exe, st, exe.endWrites[i].target, values[i].data());
     } else if (sem == Semantics::Seq) {
-      Buffer value;
       for (const EndWrite& w : exe.endWrites) {
-        gather(st, w.value, value);
-        scatter(st, w.target, value);
+        gather(exe, st, w.value, st.out);
+        scatter(exe, st, w.target, st.out.data());
       }
     }
     RunResult r;
     r.tier = Tier::Element;
-    for (const auto& [label, source] : exe.placeholders) r.placeholders.push_back({label, readSource(st, source)});
+    r.placeholders.reserve(exe.placeholders.size());
+    for (const auto& [label, source] : exe.placeholders) r.placeholders.push_back({label, readSource(exe, st, source)});
+    r.outputs.reserve(exe.outputs.size());
     for (const ElementProgram::Output& o : exe.outputs)
-      r.outputs.push_back({o.label, readSource(st, sem == Semantics::Placed && o.placed ? *o.placed : o.reference)});
+      r.outputs.push_back({o.label, readSource(exe, st, sem == Semantics::Placed && o.placed ? *o.placed : o.reference)});
     r.nodeHashes = nodeHashes;
     results.push_back(std::move(r));
   }
