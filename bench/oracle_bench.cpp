@@ -123,8 +123,9 @@ Compiled compileCase(const Case& c) {
 // The same, as check() does it: one analysis per program shared by its compiles.
 Compiled compileCaseShared(const Case& c) {
   Compiled out;
-  const oracle::detail::Analysis program = oracle::detail::analyse(c.program, c.schemas);
-  const oracle::detail::Analysis placed = oracle::detail::analyse(c.placed, c.schemas);
+  auto ops = std::make_shared<oracle::detail::OpCache>();
+  const oracle::detail::Analysis program = oracle::detail::analyse(c.program, c.schemas, ops);
+  const oracle::detail::Analysis placed = oracle::detail::analyse(c.placed, c.schemas, ops);
   for (int m = 0; m < 2; ++m) {
     if (m == 1 && !out.reference[0].dependsOnViewMode() && !out.placed[0].dependsOnViewMode()) {
       out.reference[1] = out.reference[0];  // check() compiles once when no *_copy views

@@ -108,16 +108,19 @@ CheckReport check(const Program& program, const CheckOptions& options, const Sch
   PlacedProgram placed = place(program, options.placement, schemas);
   if (placed.failure) report.placementFailure = placed.failure;
   const Program* placedProgram = placed.failure ? nullptr : &placed.program;
-  if (placedProgram && !validate(*placedProgram).empty()) {
-    report.placementFailure = "the placed program is invalid: " + formatAll(validate(*placedProgram));
-    placedProgram = nullptr;
-  }
+  if (placedProgram)
+    if (std::vector<Diagnostic> errors = validate(*placedProgram); !errors.empty()) {
+      report.placementFailure = "the placed program is invalid: " + formatAll(errors);
+      placedProgram = nullptr;
+    }
 
   Executables exes;
   report.tier = Tier::Element;
-  const detail::Analysis analysis = detail::analyse(program, schemas);
+  // Both programs call the same ops: one classification and default parse per op.
+  auto ops = std::make_shared<detail::OpCache>();
+  const detail::Analysis analysis = detail::analyse(program, schemas, ops);
   std::optional<detail::Analysis> placedAnalysis;
-  if (placedProgram) placedAnalysis = detail::analyse(*placedProgram, schemas);
+  if (placedProgram) placedAnalysis = detail::analyse(*placedProgram, schemas, ops);
   const detail::Analysis* placedPtr = placedAnalysis ? &*placedAnalysis : nullptr;
   if (std::optional<std::string> why = compileAll(analysis, placedPtr, Tier::Element, exes)) {
     report.tier = Tier::Storage;

@@ -615,7 +615,14 @@ class ElementCompiler {
 
   // --- values ---
 
-  CValue resolve(const Arg& a) {
+  // The value of a node a reference names (references were resolved by the analysis).
+  const CValue& valueOf(const ArgRef& r) const {
+    if (r.node == ArgRef::kNoNode) return values_.at(analysis_.nodeOf(r.arg->text));  // throws
+    return values_[r.node];
+  }
+
+  CValue resolve(const ArgRef& r) {
+    const Arg& a = *r.arg;
     CValue v;
     switch (a.kind) {
       case Arg::Kind::None: return v;
@@ -624,12 +631,12 @@ class ElementCompiler {
       case Arg::Kind::Float: v.kind = CValue::Kind::Float; v.f = a.real; return v;
       case Arg::Kind::String:
       case Arg::Kind::Token: v.kind = CValue::Kind::Text; v.i = static_cast<std::int64_t>(hashText(a.text)); return v;
-      case Arg::Kind::Ref: return values_.at(analysis_.nodeOf(a.text));
+      case Arg::Kind::Ref: return valueOf(r);
       case Arg::Kind::List:
       case Arg::Kind::Tuple:
         v.kind = CValue::Kind::List;
         v.items.reserve(a.items.size());
-        for (const Arg& item : a.items) v.items.push_back(resolve(item));
+        for (const ArgRef& item : analysis_.items(r)) v.items.push_back(resolve(item));
         return v;
     }
     return v;
@@ -637,8 +644,8 @@ class ElementCompiler {
 
   // resolve() without copying a node's value: a reference yields the node's value itself,
   // anything else is built into `scratch`.
-  const CValue& resolveRef(const Arg& a, CValue& scratch) {
-    if (a.isRef()) return values_.at(analysis_.nodeOf(a.text));
+  const CValue& resolveRef(const ArgRef& a, CValue& scratch) {
+    if (a.arg->isRef()) return valueOf(a);
     scratch = resolve(a);
     return scratch;
   }
@@ -695,8 +702,12 @@ class ElementCompiler {
 
   // The static shape of a node's annotation, or nullopt.
   std::optional<Shape> annotatedShape(std::size_t node) const {
-    if (!analysis_.nodes[node].shape) return std::nullopt;
-    return Shape(*analysis_.nodes[node].shape);
+    const NodeFacts& f = analysis_.nodes[node];
+    if (!f.hasShape) return std::nullopt;
+    if (f.rank > Shape::kMaxRank) fail("rank above " + std::to_string(Shape::kMaxRank) + " (element tier)");
+    Shape shape;
+    for (std::uint32_t d = 0; d < f.rank; ++d) shape.push_back(analysis_.shapes[f.shapeAt + d]);
+    return shape;
   }
 
   // --- the walk ---
@@ -825,7 +836,7 @@ class ElementCompiler {
     // Bound to schema positions (schema ops only): a node's value itself for a reference (no
     // copy), else a literal in ElementCompiler::literals_.
     std::vector<const CValue*> args;
-    const std::vector<Arg>* bound = nullptr;  // the same arguments as written (for rebinding)
+    std::span<const ArgRef> bound;  // the same arguments as written (for rebinding)
     const CValue& arg(std::string_view name) const {
       std::optional<std::size_t> i = info.schema->argumentIndex(name);
       if (!i) fail("schema of " + node.target + " has no argument '" + std::string(name) + "'");
@@ -840,11 +851,11 @@ class ElementCompiler {
     if (info.getitem) return compileGetitem(n);
     if (!info.schema) return compileSchemaless(n, info);
     if (!facts.bound) fail("%" + n.name + ": " + facts.bindError);
-    Call call{n, info, {}, &facts.args};
-    call.args.reserve(facts.args.size());
+    Call call{n, info, {}, analysis_.args(facts)};
+    call.args.reserve(call.bound.size());
     // Sized once, before any pointer into it is taken.
-    if (literals_.size() < facts.args.size()) literals_.resize(facts.args.size());
-    for (std::size_t k = 0; k < facts.args.size(); ++k) call.args.push_back(&resolveRef(facts.args[k], literals_[k]));
+    if (literals_.size() < call.bound.size()) literals_.resize(call.bound.size());
+    for (std::size_t k = 0; k < call.bound.size(); ++k) call.args.push_back(&resolveRef(call.bound[k], literals_[k]));
     CValue result;
     if (isViewKind(info.kind) && !info.outVariant) result = compileView(call);
     else if (info.kind == OpKind::SymSize) {
@@ -867,9 +878,10 @@ class ElementCompiler {
 
   void compileGetitem(const Node& n) {
     if (n.args.size() < 2 || !n.args[0].isRef()) fail("getitem needs a container and an index");
-    const CValue& container = values_.at(analysis_.nodeOf(n.args[0].text));
+    std::span<const ArgRef> raw = analysis_.raw(analysis_.nodes[current_]);
+    const CValue& container = valueOf(raw[0]);
     CValue scratch;
-    std::int64_t i = asInt(resolveRef(n.args[1], scratch), "getitem index");
+    std::int64_t i = asInt(resolveRef(raw[1], scratch), "getitem index");
     if (container.kind == CValue::Kind::List) {
       std::int64_t size = static_cast<std::int64_t>(container.items.size());
       if (i < 0) i += size;
@@ -954,10 +966,12 @@ class ElementCompiler {
   void compileSchemaless(const Node& n, const OpInfo& info) {
     HashInputs h = newHashInputs();
     CValue scratch;
-    for (const Arg& a : n.args) collectHashInputs(resolveRef(a, scratch), h);
+    const NodeFacts& facts = analysis_.nodes[current_];
+    for (const ArgRef& a : analysis_.raw(facts)) collectHashInputs(resolveRef(a, scratch), h);
+    std::size_t kw = facts.kwAt;
     for (const auto& [name, a] : n.kwargs) {
       h.constant = combine(h.constant, hashText(name));
-      collectHashInputs(resolveRef(a, scratch), h);
+      collectHashInputs(resolveRef(analysis_.argRefs[kw++], scratch), h);
     }
     std::uint32_t digest = emitDigest(h, info.opId);
     CValue v;
@@ -1021,10 +1035,15 @@ class ElementCompiler {
   // new version `next` for every later reference, the output included (from the end of the
   // call on: see compileCall).
   void rebind(const Call& call, std::size_t k, std::size_t item, bool isItem, const CValue& next) {
-    const Arg& a = (*call.bound)[k];
-    if (!isItem && a.isRef()) rebinds_.emplace_back(analysis_.nodeOf(a.text), next);
+    const ArgRef& r = call.bound[k];
+    const Arg& a = *r.arg;
+    if (!isItem && a.isRef()) rebinds_.emplace_back(nodeOfRef(r), next);
     else if (isItem && a.isSequence() && item < a.items.size() && a.items[item].isRef())
-      rebinds_.emplace_back(analysis_.nodeOf(a.items[item].text), next);
+      rebinds_.emplace_back(nodeOfRef(analysis_.items(r)[item]), next);
+  }
+
+  std::size_t nodeOfRef(const ArgRef& r) const {
+    return r.node == ArgRef::kNoNode ? analysis_.nodeOf(r.arg->text) : r.node;
   }
 
   // A result's shape: the node's annotation for a single return; for a tuple (printed without
@@ -1104,7 +1123,7 @@ class ElementCompiler {
     if (!k || valueModel_ || !result.isTensor()) return result;
     if (*k < 0 || static_cast<std::size_t>(*k) >= call.node.args.size()) fail("_share_alloc_with_arg_idx out of range");
     CValue scratch;
-    const CValue& base = resolveRef(call.node.args[static_cast<std::size_t>(*k)], scratch);
+    const CValue& base = resolveRef(analysis_.raw(analysis_.nodes[current_])[static_cast<std::size_t>(*k)], scratch);
     if (!base.isTensor()) fail("_share_alloc_with_arg_idx names a non-tensor argument");
     Layout shared;
     shared.storage = base.t.storage;
@@ -2015,13 +2034,13 @@ class ElementCompiler {
       storage.t = whole;
       out_.placeholders[p++].second = sourceOf(storage);
     }
-    const std::vector<Arg>& returned = analysis_.returned;
+    std::span<const ArgRef> returned = analysis_.returned();
     CValue scratch;
     for (std::size_t pos : analysis_.visibleOutputs) {
       const CValue& v = resolveRef(returned[pos], scratch);
       ElementProgram::Output o;
       o.label = "output " + std::to_string(out_.outputs.size());
-      if (returned[pos].isRef()) o.label += " (%" + returned[pos].text + ")";
+      if (returned[pos].arg->isRef()) o.label += " (%" + returned[pos].arg->text + ")";
       o.reference = sourceOf(v);
       if (pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
         if (std::optional<std::size_t> target = analysis_.mutatedPlaceholder[pos])

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 
 namespace wb::oracle::detail {
@@ -195,44 +196,6 @@ Arg parseDefault(std::string_view text) {
   return Arg::token(std::string(text));
 }
 
-std::optional<std::vector<Arg>> bindArguments(const Node& node, const Schema& schema, std::string& why) {
-  const std::vector<SchemaArgument>& params = schema.arguments;
-  std::vector<Arg> bound(params.size());
-  std::vector<bool> set(params.size(), false);
-  std::size_t positional = 0;
-  for (const Arg& a : node.args) {
-    while (positional < params.size() && params[positional].kwargOnly) ++positional;
-    if (positional >= params.size()) {
-      why = "too many positional arguments for " + schema.qualifiedName();
-      return std::nullopt;
-    }
-    bound[positional] = a;
-    set[positional] = true;
-    ++positional;
-  }
-  for (const auto& [name, value] : node.kwargs) {
-    std::optional<std::size_t> i = schema.argumentIndex(name);
-    if (!i) {
-      why = "unknown keyword argument '" + name + "' for " + schema.qualifiedName();
-      return std::nullopt;
-    }
-    bound[*i] = value;
-    set[*i] = true;
-  }
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    if (set[i]) continue;
-    if (params[i].defaultValue) {
-      bound[i] = parseDefault(*params[i].defaultValue);
-    } else if (params[i].type.optional || params[i].type.listOptional) {
-      bound[i] = Arg::none();
-    } else {
-      why = "missing argument '" + params[i].name + "' of " + schema.qualifiedName();
-      return std::nullopt;
-    }
-  }
-  return bound;
-}
-
 std::uint64_t scalarElement(double value) {
   if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 9.0e18)
     return static_cast<std::uint64_t>(static_cast<std::int64_t>(value));
@@ -271,49 +234,207 @@ bool rebindsWrittenArgument(const Schema& schema, std::size_t k) {
   return true;
 }
 
-Analysis analyse(const Program& program, const SchemaTable& schemas) {
+const OpCache::Entry& OpCache::get(const Node& node, const SchemaTable& schemas) {
+  const std::uint64_t key =
+      combine(combine(hashText(node.target), node.args.size()), static_cast<std::uint64_t>(node.op));
+  for (const auto& [k, entry] : byKey_)
+    if (k == key && entry->op == node.op && entry->positional == node.args.size() && entry->target == node.target)
+      return *entry;
+  Entry& e = entries_.emplace_back();
+  e.target = node.target;
+  e.positional = node.args.size();
+  e.op = node.op;
+  e.info = classify(node, schemas);
+  if (e.info.schema) {
+    e.defaults.reserve(e.info.schema->arguments.size());
+    for (const SchemaArgument& param : e.info.schema->arguments)
+      e.defaults.push_back(param.defaultValue ? parseDefault(*param.defaultValue) : Arg::none());
+  }
+  byKey_.emplace_back(key, &e);
+  return e;
+}
+
+std::optional<std::size_t> Analysis::find(std::string_view name) const {
+  if (index.empty()) return std::nullopt;
+  const std::size_t mask = index.size() - 1;
+  const std::vector<Node>& nodes = program->graph.nodes;
+  for (std::size_t h = hashText(name) & mask;; h = (h + 1) & mask) {
+    const std::uint32_t slot = index[h];
+    if (slot == 0) return std::nullopt;
+    if (nodes[slot - 1].name == name) return slot - 1;
+  }
+}
+
+std::size_t Analysis::nodeOf(std::string_view name) const {
+  if (std::optional<std::size_t> i = find(name)) return *i;
+  throw std::out_of_range("no node named " + std::string(name));
+}
+
+namespace {
+
+// Fills argRefs[at] for `arg` (and, for a sequence, its items after the current end).
+void fillRef(Analysis& a, std::size_t at, const Arg& arg) {
+  ArgRef ref;
+  ref.arg = &arg;
+  if (arg.isRef()) {
+    if (std::optional<std::size_t> node = a.find(arg.text)) ref.node = static_cast<std::uint32_t>(*node);
+  } else if (arg.isSequence()) {
+    ref.itemsAt = static_cast<std::uint32_t>(a.argRefs.size());
+    a.argRefs.resize(a.argRefs.size() + arg.items.size());
+    for (std::size_t j = 0; j < arg.items.size(); ++j) fillRef(a, ref.itemsAt + j, arg.items[j]);
+  }
+  a.argRefs[at] = ref;
+}
+
+// The arguments of a call bound to its schema's positions, defaults filled in: false (with
+// `why`) if they do not fit.
+bool bindArguments(Analysis& a, NodeFacts& f, const Node& node, const OpCache::Entry& op, std::string& why) {
+  const Schema& schema = *op.info.schema;
+  const std::vector<SchemaArgument>& params = schema.arguments;
+  const std::size_t at = a.boundArgs.size();
+  a.boundArgs.resize(at + params.size());  // arg == nullptr: not set yet
+  std::size_t positional = 0;
+  for (std::size_t k = 0; k < node.args.size(); ++k) {
+    while (positional < params.size() && params[positional].kwargOnly) ++positional;
+    if (positional >= params.size()) {
+      why = "too many positional arguments for " + schema.qualifiedName();
+      return false;
+    }
+    a.boundArgs[at + positional] = a.argRefs[f.rawAt + k];
+    ++positional;
+  }
+  std::size_t j = 0;
+  for (const auto& [name, value] : node.kwargs) {
+    std::optional<std::size_t> i = schema.argumentIndex(name);
+    if (!i) {
+      why = "unknown keyword argument '" + name + "' for " + schema.qualifiedName();
+      return false;
+    }
+    a.boundArgs[at + *i] = a.argRefs[f.kwAt + j++];
+  }
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    ArgRef& bound = a.boundArgs[at + i];
+    if (bound.arg) continue;
+    if (params[i].defaultValue || params[i].type.optional || params[i].type.listOptional) {
+      bound = ArgRef{};
+      bound.arg = &op.defaults[i];  // the parsed default, or None
+    } else {
+      why = "missing argument '" + params[i].name + "' of " + schema.qualifiedName();
+      return false;
+    }
+  }
+  f.argsAt = static_cast<std::uint32_t>(at);
+  f.argsCount = static_cast<std::uint32_t>(params.size());
+  return true;
+}
+
+// The static shape of an annotation such as "f32[2, 8, 4]", appended to `out`, without
+// building a TensorType: true if parsed. Anything else (symbols, odd spacing, no annotation)
+// returns false and is left to Node::tensorType().
+bool parseSimpleShape(std::string_view text, std::vector<std::int64_t>& out, std::uint32_t& rank) {
+  std::size_t open = text.find('[');
+  if (open == std::string_view::npos || open == 0 || text.back() != ']') return false;
+  for (std::size_t i = 0; i < open; ++i) {
+    char c = text[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  std::string_view body = text.substr(open + 1, text.size() - open - 2);
+  const std::size_t start = out.size();
+  rank = 0;
+  if (body.empty()) return true;
+  while (true) {
+    std::size_t comma = body.find(',');
+    std::string_view part = body.substr(0, comma);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+    std::int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
+    if (part.empty() || part.front() == '-' || ec != std::errc() || ptr != part.data() + part.size() || rank >= 64) {
+      out.resize(start);
+      return false;
+    }
+    out.push_back(value);
+    ++rank;
+    if (comma == std::string_view::npos) return true;
+    body.remove_prefix(comma + 1);
+  }
+}
+
+void markRefs(Analysis& a, const ArgRef& r) {
+  if (r.node != ArgRef::kNoNode) a.nodes[r.node].keptViewCopy = true;
+  else if (r.arg->isSequence())
+    for (const ArgRef& item : a.items(r)) markRefs(a, item);
+}
+
+}  // namespace
+
+Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared_ptr<OpCache> cache) {
   const Graph& g = program.graph;
   Analysis a;
   a.program = &program;
-  a.index.reserve(g.nodes.size());
+  a.ops = cache ? std::move(cache) : std::make_shared<OpCache>();
+  std::size_t capacity = 8;
+  while (capacity < 2 * g.nodes.size()) capacity *= 2;
+  a.index.assign(capacity, 0);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    std::size_t h = hashText(g.nodes[i].name) & (capacity - 1);
+    bool seen = false;  // a repeated name keeps its first node
+    for (; a.index[h] != 0; h = (h + 1) & (capacity - 1))
+      if (g.nodes[a.index[h] - 1].name == g.nodes[i].name) seen = true;
+    if (!seen) a.index[h] = static_cast<std::uint32_t>(i + 1);
+  }
   a.nodes.resize(g.nodes.size());
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) a.index.emplace(g.nodes[i].name, i);
+  a.argRefs.reserve(4 * g.nodes.size());
+  a.boundArgs.reserve(4 * g.nodes.size());
+  a.shapes.reserve(3 * g.nodes.size());
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     NodeFacts& f = a.nodes[i];
-    if (n.op == NodeOp::CallFunction || n.op == NodeOp::CallModule) {
-      f.info = classify(n, schemas);
-      if (f.info.schema)
-        if (std::optional<std::vector<Arg>> bound = bindArguments(n, *f.info.schema, f.bindError)) {
-          f.bound = true;
-          f.args = std::move(*bound);
-        }
-      if (f.info.getitem && !n.args.empty() && n.args[0].isRef())
-        if (auto it = a.index.find(n.args[0].text); it != a.index.end()) a.nodes[it->second].getitemUsers.push_back(i);
+    f.rawAt = static_cast<std::uint32_t>(a.argRefs.size());
+    f.rawCount = static_cast<std::uint32_t>(n.args.size());
+    a.argRefs.resize(a.argRefs.size() + n.args.size());
+    for (std::size_t k = 0; k < n.args.size(); ++k) fillRef(a, f.rawAt + k, n.args[k]);
+    f.kwAt = static_cast<std::uint32_t>(a.argRefs.size());
+    a.argRefs.resize(a.argRefs.size() + n.kwargs.size());
+    {
+      std::size_t k = f.kwAt;
+      for (const auto& kw : n.kwargs) fillRef(a, k++, kw.second);
     }
-    if (!n.typeText.empty())
-      if (std::optional<TensorType> type = n.tensorType(); type && type->isStatic()) {
-        std::vector<std::int64_t> shape;
-        shape.reserve(type->shape.size());
-        for (const Dim& d : type->shape) shape.push_back(d.size);
-        f.shape = std::move(shape);
+    if (n.op == NodeOp::CallFunction || n.op == NodeOp::CallModule) {
+      const OpCache::Entry& op = a.ops->get(n, schemas);
+      f.info = op.info;
+      if (f.info.schema) f.bound = bindArguments(a, f, n, op, f.bindError);
+      if (f.info.getitem && !n.args.empty() && n.args[0].isRef())
+        if (std::uint32_t c = a.argRefs[f.rawAt].node; c != ArgRef::kNoNode) a.nodes[c].getitemUsers.push_back(i);
+    }
+    if (!n.typeText.empty()) {
+      f.shapeAt = static_cast<std::uint32_t>(a.shapes.size());
+      if (parseSimpleShape(n.typeText, a.shapes, f.rank)) {
+        f.hasShape = true;
+      } else if (std::optional<TensorType> type = n.tensorType(); type && type->isStatic()) {
+        f.hasShape = true;
+        f.rank = static_cast<std::uint32_t>(type->shape.size());
+        for (const Dim& d : type->shape) a.shapes.push_back(d.size);
       }
+    }
     if (!n.meta.empty()) f.shareAllocArgIndex = n.shareAllocArgIndex();
   }
-  a.returned = g.returnedValues();
+  if (const Node* out = g.outputNode(); out && !out->args.empty()) {
+    const ArgRef& r = a.argRefs[a.nodes.back().rawAt];
+    a.returnedAt = r.arg->isSequence() ? r.itemsAt : a.nodes.back().rawAt;
+    a.returnedCount = static_cast<std::uint32_t>(r.arg->isSequence() ? r.arg->items.size() : 1);
+  }
   const Signature& sig = program.signature;
-  for (std::size_t p = 0; p < a.returned.size(); ++p) {
+  for (std::size_t p = 0; p < a.returnedCount; ++p) {
     const bool mutation = p < sig.outputs.size() && isMutation(sig.outputs[p].kind);
     if (p >= sig.outputs.size() || sig.outputs[p].kind != OutputKind::BufferMutation) a.visibleOutputs.push_back(p);
     if (mutation) continue;
-    forEachRef(a.returned[p], [&](const std::string& name) {
-      if (auto it = a.index.find(name); it != a.index.end()) a.nodes[it->second].keptViewCopy = true;
-    });
+    markRefs(a, a.argRefs[a.returnedAt + p]);
   }
   a.mutatedPlaceholder.resize(sig.outputs.size());
   for (std::size_t p = 0; p < sig.outputs.size(); ++p)
     if (const InputSpec* in = sig.mutatedInput(sig.outputs[p]))
-      if (auto it = a.index.find(in->name); it != a.index.end()) a.mutatedPlaceholder[p] = it->second;
+      if (std::optional<std::size_t> node = a.find(in->name)) a.mutatedPlaceholder[p] = *node;
   return a;
 }
 

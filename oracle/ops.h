@@ -6,11 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "core/ir.h"
@@ -75,10 +76,6 @@ struct OpInfo {
 
 OpInfo classify(const Node& node, const SchemaTable& schemas);
 
-// The arguments of a call bound to its schema's positions, defaults filled in. nullopt (with
-// `why`) if they do not fit.
-std::optional<std::vector<Arg>> bindArguments(const Node& node, const Schema& schema, std::string& why);
-
 // A schema default as an Arg: None, True, 3, 1.5, [0, 1], 'none', contiguous_format (token).
 Arg parseDefault(std::string_view text);
 
@@ -99,12 +96,44 @@ std::vector<bool> returnedAtVisiblePositions(const Program& program);
 // the schemas but not on the tier, view mode or semantics. Computed once, so the compilers do
 // no name lookups in the schema table, no argument binding and no annotation parsing.
 
+// An argument as written, with its node references resolved once: `node` is the index of the
+// node a Ref names (kNoNode if none), and a List or Tuple has its items' ArgRefs at
+// Analysis::argRefs[itemsAt, itemsAt + arg->items.size()).
+struct ArgRef {
+  static constexpr std::uint32_t kNoNode = 0xffffffffu;
+  const Arg* arg = nullptr;
+  std::uint32_t node = kNoNode;
+  std::uint32_t itemsAt = 0;
+};
+
+// Per op target (and positional arity): its classification and its schema's parsed defaults.
+// Shared by the analyses of one check (the program and the placed program name the same ops).
+class OpCache {
+ public:
+  struct Entry {
+    std::string target;
+    std::size_t positional = 0;
+    NodeOp op = NodeOp::CallFunction;
+    OpInfo info;
+    std::vector<Arg> defaults;  // per schema argument: the parsed default (None if it has none)
+  };
+  const Entry& get(const Node& node, const SchemaTable& schemas);
+
+ private:
+  std::deque<Entry> entries_;  // stable addresses: NodeFacts point into `defaults`
+  std::vector<std::pair<std::uint64_t, const Entry*>> byKey_;
+};
+
 struct NodeFacts {
   OpInfo info;                            // classify(); default for non-calls
   bool bound = false;                     // schema op whose arguments fit its schema
-  std::vector<Arg> args;                  // bound arguments (schema positions, defaults filled)
+  std::uint32_t argsAt = 0, argsCount = 0;  // bound arguments (schema positions, defaults
+                                            // filled) at Analysis::boundArgs
+  std::uint32_t rawAt = 0, rawCount = 0;    // node.args as written, at Analysis::argRefs
+  std::uint32_t kwAt = 0;                   // node.kwargs values, in order, at Analysis::argRefs
   std::string bindError;                  // why they do not fit (schema ops only)
-  std::optional<std::vector<std::int64_t>> shape;  // the static shape of the annotation
+  bool hasShape = false;                  // the annotation is a static shape:
+  std::uint32_t shapeAt = 0, rank = 0;    //   its sizes at Analysis::shapes
   std::vector<std::size_t> getitemUsers;  // nodes `operator.getitem(this, k)`
   bool keptViewCopy = false;              // see returnedAtVisiblePositions()
   std::optional<int> shareAllocArgIndex;  // meta _share_alloc_with_arg_idx
@@ -112,17 +141,30 @@ struct NodeFacts {
 
 struct Analysis {
   const Program* program = nullptr;  // not owned: compile() callers keep the program alive
-  std::unordered_map<std::string_view, std::size_t> index;  // node name -> position
+  std::shared_ptr<OpCache> ops;      // owns the parsed defaults bound arguments point to
+  // Node name -> position: open addressing on hashText(name) (capacity a power of two).
+  std::vector<std::uint32_t> index;
   std::vector<NodeFacts> nodes;                               // per node, graph order
-  std::vector<Arg> returned;                                  // Graph::returnedValues()
+  std::vector<ArgRef> argRefs;                                // pool (see ArgRef, NodeFacts)
+  std::vector<ArgRef> boundArgs;                              // pool (see NodeFacts)
+  std::vector<std::int64_t> shapes;                           // pool (see NodeFacts)
+  std::uint32_t returnedAt = 0, returnedCount = 0;            // Graph::returnedValues() at argRefs
   std::vector<std::size_t> visibleOutputs;                    // visibleOutputPositions()
   // Per output spec: the node index of the placeholder a mutation spec writes, if any.
   std::vector<std::optional<std::size_t>> mutatedPlaceholder;
 
-  std::size_t nodeOf(const std::string& name) const { return index.at(name); }
+  std::optional<std::size_t> find(std::string_view name) const;
+  // The node a name denotes; throws std::out_of_range if none (as a map's at() would).
+  std::size_t nodeOf(std::string_view name) const;
+  std::span<const ArgRef> args(const NodeFacts& f) const { return {boundArgs.data() + f.argsAt, f.argsCount}; }
+  std::span<const ArgRef> raw(const NodeFacts& f) const { return {argRefs.data() + f.rawAt, f.rawCount}; }
+  std::span<const ArgRef> returned() const { return {argRefs.data() + returnedAt, returnedCount}; }
+  std::span<const ArgRef> items(const ArgRef& a) const { return {argRefs.data() + a.itemsAt, a.arg->items.size()}; }
 };
 
-Analysis analyse(const Program& program, const SchemaTable& schemas);
+// `cache` may be shared by several analyses (check() analyses the program and the placed
+// program); a fresh one is made if null.
+Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared_ptr<OpCache> cache = nullptr);
 
 // The node index behind every tensor-valued reference an argument names: `%x` or each `%x` of
 // a list `[%x, %y]` (what an op that writes argument k writes, at value level).

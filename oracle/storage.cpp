@@ -299,8 +299,8 @@ class StorageCompiler {
       return freshRoot(hashOfReads(seed, std::move(inputs)));
     }
     std::vector<SValue> args;
-    args.reserve(facts.args.size());
-    for (const Arg& a : facts.args) args.push_back(resolve(a));
+    args.reserve(facts.argsCount);
+    for (const ArgRef& a : analysis_.args(facts)) args.push_back(resolve(*a.arg));
     std::uint64_t literals = info.opId;
     for (std::size_t k = 0; k < args.size(); ++k)
       if (!s.arguments[k].type.isTensor()) literals = combine(literals, constantPart(args[k]));
@@ -367,7 +367,7 @@ class StorageCompiler {
       if (!s.arguments[k].type.isWrite()) continue;
       if (valueModel_) {
         if (!rebindsWrittenArgument(s, k)) continue;
-        const Arg& written = facts.args[k];
+        const Arg& written = *analysis_.args(facts)[k].arg;
         if (args[k].kind == SValue::Kind::View) {
           versions[k] = freshRoot(writtenValue(k));
           if (written.isRef()) values_[analysis_.nodeOf(written.text)] = *versions[k];
@@ -462,15 +462,15 @@ class StorageCompiler {
 
   void compileEnd() {
     const Signature& sig = program_.signature;
-    const std::vector<Arg>& returned = analysis_.returned;
+    std::span<const ArgRef> returned = analysis_.returned();
     auto targetOf = [&](std::size_t pos) -> std::optional<SValue> {
       if (std::optional<std::size_t> node = analysis_.mutatedPlaceholder[pos]) return declared_[*node];
       return std::nullopt;
     };
     for (std::size_t pos : analysis_.visibleOutputs) {
-      SValue v = resolve(returned[pos]);
+      SValue v = resolve(*returned[pos].arg);
       std::string label = "output " + std::to_string(out_->placedOutputs.size());
-      if (returned[pos].isRef()) label += " (%" + returned[pos].text + ")";
+      if (returned[pos].arg->isRef()) label += " (%" + returned[pos].arg->text + ")";
       SValue reference = v;
       if (pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
         if (std::optional<SValue> t = targetOf(pos)) reference = *t;
@@ -481,7 +481,7 @@ class StorageCompiler {
       if (!isMutation(sig.outputs[pos].kind) || options_.placedProgram) continue;
       std::optional<SValue> target = targetOf(pos);
       if (!target) continue;  // validate() rules this out
-      out_->endWrites.push_back({*target, resolve(returned[pos])});
+      out_->endWrites.push_back({*target, resolve(*returned[pos].arg)});
     }
   }
 };
