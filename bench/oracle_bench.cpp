@@ -6,6 +6,8 @@
 //   BM_Place        place(early) of the program: the placement's share (core/, not oracle/).
 //   BM_Compile      compiling the five executables of one check as check() does: one analysis
 //                   per program (reference and placed), shared by their compiles.
+//   BM_Analyse      the two analyses of one check (program and placed program): BM_Compile's
+//                   shared part.
 //   BM_CompilePublic  the same five executables through the public compile(), which analyses
 //                   the program for every compile (what a caller of compile() pays).
 //   BM_OracleRuns   one check's worth of interpretation on compiled programs: S_par + S_seq
@@ -120,24 +122,21 @@ Compiled compileCase(const Case& c) {
   return out;
 }
 
-// The same, as check() does it: one analysis per program shared by its compiles.
+// The same, as check() does it: one analysis per program shared by its compiles (and one op
+// cache by both analyses), both view modes of a program compiled together.
 Compiled compileCaseShared(const Case& c) {
   Compiled out;
   auto ops = std::make_shared<oracle::detail::OpCache>();
   const oracle::detail::Analysis program = oracle::detail::analyse(c.program, c.schemas, ops);
   const oracle::detail::Analysis placed = oracle::detail::analyse(c.placed, c.schemas, ops);
-  for (int m = 0; m < 2; ++m) {
-    if (m == 1 && !out.reference[0].dependsOnViewMode() && !out.placed[0].dependsOnViewMode()) {
-      out.reference[1] = out.reference[0];  // check() compiles once when no *_copy views
-      out.placed[1] = out.placed[0];
-      break;
-    }
-    oracle::ExecOptions o;
-    o.viewMode = m == 0 ? oracle::ViewMode::CopyViews : oracle::ViewMode::AliasViews;
-    out.reference[m] = *oracle::detail::compileAnalysed(program, o);
-    o.placedProgram = true;
-    out.placed[m] = *oracle::detail::compileAnalysed(placed, o);
-  }
+  oracle::ExecOptions o;
+  oracle::detail::BothModes reference = oracle::detail::compileAnalysedBothModes(program, o);
+  o.placedProgram = true;
+  oracle::detail::BothModes placedModes = oracle::detail::compileAnalysedBothModes(placed, o);
+  out.reference[0] = out.reference[1] = *reference.copyViews;
+  out.placed[0] = out.placed[1] = *placedModes.copyViews;
+  if (reference.aliasViews) out.reference[1] = **reference.aliasViews;
+  if (placedModes.aliasViews) out.placed[1] = **placedModes.aliasViews;
   oracle::ExecOptions v;
   v.valueSemantics = true;
   out.value = *oracle::detail::compileAnalysed(program, v);
@@ -187,6 +186,21 @@ void BM_Compile(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
 }
 BENCHMARK(BM_Compile);
+
+// The two analyses of one check (program and placed program, one op cache), BM_Compile's
+// shared part.
+void BM_Analyse(benchmark::State& state) {
+  std::vector<Case> all = cases();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const Case& c = all[i++ % all.size()];
+    auto ops = std::make_shared<oracle::detail::OpCache>();
+    benchmark::DoNotOptimize(oracle::detail::analyse(c.program, c.schemas, ops));
+    benchmark::DoNotOptimize(oracle::detail::analyse(c.placed, c.schemas, ops));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_Analyse);
 
 void BM_CompilePublic(benchmark::State& state) {
   std::vector<Case> all = cases();

@@ -19,34 +19,47 @@ struct Executables {
   bool sameInBothModes = false;  // no `*_copy` views: the alias-views runs repeat the copy-views ones
 };
 
-// Compiles everything in one tier; the error of the first program that does not compile. The
-// analyses are shared by every compile of their program (five compiles, two analyses).
+// Compiles everything in one tier; the error of the first program that does not compile, in
+// the order reference, placed (copy views), reference, placed (alias views), F. The analyses
+// are shared by every compile of their program (five compiles, two analyses), and each
+// program's alias-views compile by its copy-views one up to the first `*_copy` view.
 std::optional<std::string> compileAll(const detail::Analysis& program, const detail::Analysis* placed, Tier tier,
                                       Executables& out) {
-  auto one = [&](const detail::Analysis& p, ViewMode mode, bool value, Executable& exe) -> std::optional<std::string> {
+  auto optionsFor = [&](const detail::Analysis& p, bool value) {
     ExecOptions options;
     options.placedProgram = &p == placed;
     options.tier = tier;
-    options.viewMode = mode;
     options.valueSemantics = value;
-    Result<Executable> r = detail::compileAnalysed(p, options);
-    if (!r) return r.errors.empty() ? std::string("cannot compile") : r.errors.front().message;
-    exe = *r;
-    return std::nullopt;
+    return options;
   };
-  for (int m = 0; m < 2; ++m) {
-    // Programs without `*_copy` views behave the same in both modes: compile once.
-    if (m == 1 && !out.reference[0].dependsOnViewMode() && (!placed || !out.placed[0].dependsOnViewMode())) {
-      out.reference[1] = out.reference[0];
-      out.placed[1] = out.placed[0];
-      out.sameInBothModes = true;
-      break;
-    }
-    if (auto e = one(program, kModes[m], false, out.reference[m])) return e;
-    if (placed)
-      if (auto e = one(*placed, kModes[m], false, out.placed[m])) return "placed program: " + *e;
+  auto why = [](const Result<Executable>& r) {
+    return r.errors.empty() ? std::string("cannot compile") : r.errors.front().message;
+  };
+  detail::BothModes reference = detail::compileAnalysedBothModes(program, optionsFor(program, false));
+  if (!reference.copyViews) return why(reference.copyViews);
+  out.reference[0] = *reference.copyViews;
+  std::optional<detail::BothModes> placedModes;
+  if (placed) {
+    placedModes = detail::compileAnalysedBothModes(*placed, optionsFor(*placed, false));
+    if (!placedModes->copyViews) return "placed program: " + why(placedModes->copyViews);
+    out.placed[0] = *placedModes->copyViews;
   }
-  return one(program, ViewMode::CopyViews, true, out.value);
+  // Programs without `*_copy` views behave the same in both modes.
+  out.sameInBothModes = !reference.aliasViews && (!placedModes || !placedModes->aliasViews);
+  out.reference[1] = out.reference[0];
+  out.placed[1] = out.placed[0];
+  if (reference.aliasViews) {
+    if (!*reference.aliasViews) return why(*reference.aliasViews);
+    out.reference[1] = **reference.aliasViews;
+  }
+  if (placedModes && placedModes->aliasViews) {
+    if (!*placedModes->aliasViews) return "placed program: " + why(*placedModes->aliasViews);
+    out.placed[1] = **placedModes->aliasViews;
+  }
+  Result<Executable> value = detail::compileAnalysed(program, optionsFor(program, true));
+  if (!value) return why(value);
+  out.value = *value;
+  return std::nullopt;
 }
 
 std::string replayLine(const CheckOptions& options) {

@@ -50,11 +50,13 @@ struct Unsupported {
 };
 
 // Sizes or strides, stored inline: layouts are copied with every value a compile resolves, so
-// a heap allocation per shape dominated compile time. A rank above kMaxRank is left to the
-// storage tier (PyTorch programs stay far below it).
+// a heap allocation per shape dominated compile time, and the copies' size still shows (a
+// Layout is two Shapes). A rank above kMaxRank is left to the storage tier (a compile error
+// that says so); PyTorch programs stay below it (the generator's ranks are at most 4, a few
+// unsqueezes more after views).
 class Shape {
  public:
-  static constexpr std::size_t kMaxRank = 16;
+  static constexpr std::size_t kMaxRank = 8;
   Shape() = default;
   Shape(std::size_t n, std::int64_t value) { assign(n, value); }
   Shape(std::initializer_list<std::int64_t> values) {
@@ -491,9 +493,42 @@ class ElementCompiler {
   ElementCompiler(const Analysis& analysis, const ExecOptions& options)
       : analysis_(analysis), program_(*analysis.program), options_(options), valueModel_(options.valueSemantics) {}
 
-  Result<std::shared_ptr<const ElementProgram>> compile() {
+  using Compiled = Result<std::shared_ptr<const ElementProgram>>;
+
+  Compiled compile() {
+    return finish([&] {
+      begin();
+      walk(0);
+      compileEnd();
+    });
+  }
+
+  // Storage semantics in both view modes: the copy-views program, and the alias-views one if
+  // it differs (nullopt if it would be the same, or the copy-views compile failed). Until the
+  // first `*_copy` view both compiles are identical (the view mode is read nowhere else), so
+  // the alias-views compile is a copy of this compiler taken just before that node, continued.
+  std::pair<Compiled, std::optional<Compiled>> compileBothModes() {
+    forkWanted_ = true;
+    Compiled copyViews = compile();
+    if (!copyViews || !(*copyViews)->dependsOnViewMode) return {std::move(copyViews), std::nullopt};
+    if (!fork_) {  // not expected (the fork precedes the first `*_copy` view): compile afresh
+      ExecOptions aliasViews = options_;
+      aliasViews.viewMode = ViewMode::AliasViews;
+      return {std::move(copyViews), ElementCompiler(analysis_, aliasViews).compile()};
+    }
+    ElementCompiler& alias = *fork_;
+    Compiled aliasViews = alias.finish([&] {
+      alias.walk(alias.current_);
+      alias.compileEnd();
+    });
+    return {std::move(copyViews), std::move(aliasViews)};
+  }
+
+ private:
+  template <typename F>
+  Compiled finish(F&& body) {
     try {
-      run();
+      body();
     } catch (const Unsupported& u) {
       Diagnostic d;
       d.file = "<element tier>";
@@ -507,16 +542,22 @@ class ElementCompiler {
         std::make_shared<const ElementProgram>(std::move(out_)));
   }
 
- private:
   const Analysis& analysis_;
   const Program& program_;
-  const ExecOptions& options_;
+  ExecOptions options_;  // a copy: the alias-views fork changes its view mode
+  bool forkWanted_ = false;
+  std::shared_ptr<ElementCompiler> fork_;  // see compileBothModes()
   bool valueModel_;
   ElementProgram out_;
   std::vector<CValue> values_;
   // The placeholders as declared (values_ may rebind one under F; the observations and end
   // writes are of the declared storage).
-  std::vector<CValue> declared_;
+  std::vector<std::uint32_t> declaredAt_;  // per node: 1 + its index in declaredValues_, or 0
+  std::vector<CValue> declaredValues_;
+  const CValue noValue_;
+  const CValue& declared(std::size_t node) const {
+    return declaredAt_[node] ? declaredValues_[declaredAt_[node] - 1] : noValue_;
+  }
   std::vector<std::int64_t> storageBase_, storageSize_;
   std::uint32_t opaqueSlots_ = 0;
   std::size_t budget_ = 0;
@@ -712,16 +753,33 @@ class ElementCompiler {
 
   // --- the walk ---
 
-  void run() {
+  void begin() {
     const Graph& g = program_.graph;
-    values_.resize(g.nodes.size());
-    declared_.resize(g.nodes.size());
-    out_.nodeStepEnd.resize(g.nodes.size());
+    const std::size_t n = g.nodes.size();
+    values_.resize(n);
+    declaredAt_.resize(n);
+    // Rough sizes for a typical program, so the pools rarely grow.
+    out_.nodeStepEnd.resize(n);
+    out_.steps.reserve(2 * n);
+    out_.spans.reserve(n);
+    out_.operands.reserve(2 * n);
+    out_.offsets.reserve(8 * n);
+    storageBase_.reserve(n);
+    storageSize_.reserve(n);
     if (options_.traceNodes) out_.nodeResults.resize(g.nodes.size());
     out_.valueModel = valueModel_;
-    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+  }
+
+  void walk(std::size_t first) {
+    const Graph& g = program_.graph;
+    for (std::size_t i = first; i < g.nodes.size(); ++i) {
       const Node& n = g.nodes[i];
       current_ = i;
+      if (forkWanted_ && !fork_ && !valueModel_ && analysis_.nodes[i].info.copyVariant) {
+        fork_ = std::make_shared<ElementCompiler>(*this);
+        fork_->forkWanted_ = false;
+        fork_->options_.viewMode = ViewMode::AliasViews;
+      }
       switch (n.op) {
         case NodeOp::Placeholder: compilePlaceholder(n); break;
         case NodeOp::GetAttr: compileGetAttr(n); break;
@@ -732,7 +790,6 @@ class ElementCompiler {
       out_.nodeStepEnd[i] = static_cast<std::uint32_t>(out_.steps.size());
       if (options_.traceNodes) out_.nodeResults[i] = sourceOf(values_[i]);
     }
-    compileEnd();
   }
 
   std::size_t current_ = 0;
@@ -806,7 +863,8 @@ class ElementCompiler {
     v.t = fresh(*shape);
     fillFromSeed(v.t, hashText(n.name));
     values_[current_] = v;
-    declared_[current_] = v;
+    declaredValues_.push_back(v);
+    declaredAt_[current_] = static_cast<std::uint32_t>(declaredValues_.size());
     out_.placeholders.emplace_back(n.name, Source{});
   }
 
@@ -851,8 +909,8 @@ class ElementCompiler {
     if (info.getitem) return compileGetitem(n);
     if (!info.schema) return compileSchemaless(n, info);
     if (!facts.bound) fail("%" + n.name + ": " + facts.bindError);
-    Call call{n, info, {}, analysis_.args(facts)};
-    call.args.reserve(call.bound.size());
+    Call call{n, info, std::move(argPointers_), analysis_.args(facts)};
+    call.args.clear();
     // Sized once, before any pointer into it is taken.
     if (literals_.size() < call.bound.size()) literals_.resize(call.bound.size());
     for (std::size_t k = 0; k < call.bound.size(); ++k) call.args.push_back(&resolveRef(call.bound[k], literals_[k]));
@@ -866,6 +924,7 @@ class ElementCompiler {
     } else if (isViewKind(info.kind)) result = compileListViewOut(call);
     else if (info.kind == OpKind::Hash) result = compileHashOp(call);
     else result = compileKernel(call);
+    argPointers_ = std::move(call.args);  // its capacity, for the next call
     values_[current_] = std::move(result);
     // F's rebinds take effect after the call: every argument above was read before any of
     // them (the arguments point at node values, which a rebind replaces).
@@ -874,6 +933,7 @@ class ElementCompiler {
   }
 
   std::vector<CValue> literals_;                         // a call's non-reference arguments
+  std::vector<const CValue*> argPointers_;
   std::vector<std::pair<std::size_t, CValue>> rebinds_;  // F: pending rebinds of one call
 
   void compileGetitem(const Node& n) {
@@ -1020,15 +1080,17 @@ class ElementCompiler {
         for (std::size_t j = 0; j < a.items.size(); ++j)
           if (a.items[j].isTensor()) write(a.items[j].t, combine(k, j), j, true);
     }
-    std::vector<CValue> results;
-    for (std::size_t r = 0; r < s.returns.size(); ++r) results.push_back(hashReturn(call, r, digest));
-    if (results.empty()) return {};
-    CValue result = results.size() == 1 ? results[0] : CValue{};
-    if (results.size() > 1) {
+    if (s.returns.empty()) return {};
+    CValue result;
+    if (s.returns.size() == 1) {
+      result = hashReturn(call, 0, digest);
+    } else {
       result.kind = CValue::Kind::List;
-      result.items = std::move(results);
+      result.items.reserve(s.returns.size());
+      for (std::size_t r = 0; r < s.returns.size(); ++r) result.items.push_back(hashReturn(call, r, digest));
     }
-    return shareAlloc(call, result);
+    shareAlloc(call, result);
+    return result;
   }
 
   // F: the node argument k of `call` names (item `item` of a list argument) is bound to its
@@ -1118,9 +1180,9 @@ class ElementCompiler {
   }
 
   // _share_alloc_with_arg_idx = k (storage model): the result lives in argument k's storage.
-  CValue shareAlloc(const Call& call, CValue result) {
+  void shareAlloc(const Call& call, CValue& result) {
     const std::optional<int>& k = analysis_.nodes[current_].shareAllocArgIndex;
-    if (!k || valueModel_ || !result.isTensor()) return result;
+    if (!k || valueModel_ || !result.isTensor()) return;
     if (*k < 0 || static_cast<std::size_t>(*k) >= call.node.args.size()) fail("_share_alloc_with_arg_idx out of range");
     CValue scratch;
     const CValue& base = resolveRef(analysis_.raw(analysis_.nodes[current_])[static_cast<std::size_t>(*k)], scratch);
@@ -1135,7 +1197,6 @@ class ElementCompiler {
     // The result was computed into fresh storage; move it into the shared place.
     emitCopy(result.t, shared);
     result.t = shared;
-    return result;
   }
 
   // --- views ---
@@ -1608,7 +1669,8 @@ class ElementCompiler {
         if (s.arguments[a].type.isWrite() && sameAliasSet(s.returns[0].type, s.arguments[a].type) &&
             rebindsWrittenArgument(s, a))
           rebind(call, a, 0, false, result);
-    return shareAlloc(call, result);
+    shareAlloc(call, result);
+    return result;
   }
 
   CValue compileReduction(const Call& call) {
@@ -2024,7 +2086,7 @@ class ElementCompiler {
     std::size_t p = 0;
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
       if (!g.nodes[i].isPlaceholder()) continue;
-      const Layout& l = declared_[i].t;
+      const Layout& l = declared(i).t;
       Layout whole;
       whole.storage = l.storage;
       whole.sizes = {storageSize_[l.storage]};
@@ -2044,7 +2106,7 @@ class ElementCompiler {
       o.reference = sourceOf(v);
       if (pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
         if (std::optional<std::size_t> target = analysis_.mutatedPlaceholder[pos])
-          o.placed = std::exchange(o.reference, sourceOf(declared_[*target]));
+          o.placed = std::exchange(o.reference, sourceOf(declared(*target)));
       out_.outputs.push_back(std::move(o));
     }
     for (std::size_t pos = 0; pos < sig.outputs.size() && pos < returned.size(); ++pos) {
@@ -2053,7 +2115,7 @@ class ElementCompiler {
       std::optional<std::size_t> target = analysis_.mutatedPlaceholder[pos];
       if (!target) fail("mutation output " + spec.name + " has no target placeholder");
       const CValue& v = resolveRef(returned[pos], scratch);
-      const Layout& t = declared_[*target].t;
+      const Layout& t = declared(*target).t;
       if (!v.isTensor()) fail("mutation value of " + spec.target + " is not a tensor");
       EndWrite w;
       w.target = spanOf(t);
@@ -2069,6 +2131,13 @@ bool dependsOnViewMode(const ElementProgram& exe) { return exe.dependsOnViewMode
 
 Result<std::shared_ptr<const ElementProgram>> compileElement(const Analysis& analysis, const ExecOptions& options) {
   return ElementCompiler(analysis, options).compile();
+}
+
+std::pair<Result<std::shared_ptr<const ElementProgram>>, std::optional<Result<std::shared_ptr<const ElementProgram>>>>
+compileElementBothModes(const Analysis& analysis, const ExecOptions& options) {
+  ExecOptions copyViews = options;
+  copyViews.viewMode = ViewMode::CopyViews;
+  return ElementCompiler(analysis, copyViews).compileBothModes();
 }
 
 std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/ir.h"
@@ -200,8 +201,23 @@ struct Compiled {
 
 Result<std::shared_ptr<const ElementProgram>> compileElement(const Analysis& analysis, const ExecOptions& options);
 Result<std::shared_ptr<const StorageProgram>> compileStorage(const Analysis& analysis, const ExecOptions& options);
+// The element tier's storage-semantics compile in both view modes (options.viewMode is
+// ignored): the copy-views program and, if it differs, the alias-views one, which shares the
+// copy-views compile up to the first `*_copy` view. nullopt: the same as copy views (or the
+// copy-views compile failed).
+std::pair<Result<std::shared_ptr<const ElementProgram>>, std::optional<Result<std::shared_ptr<const ElementProgram>>>>
+compileElementBothModes(const Analysis& analysis, const ExecOptions& options);
 // compile() on an analysis shared by several compiles of one program.
 Result<Executable> compileAnalysed(const Analysis& analysis, const ExecOptions& options);
+// compileAnalysed() in both view modes (options.viewMode is ignored), as check() needs them:
+// `aliasViews` is nullopt when the copy-views compile failed or does not depend on the view
+// mode (the alias-views executable would behave the same). The element tier shares the work
+// of both (compileElementBothModes).
+struct BothModes {
+  Result<Executable> copyViews;
+  std::optional<Result<Executable>> aliasViews;
+};
+BothModes compileAnalysedBothModes(const Analysis& analysis, const ExecOptions& options);
 bool dependsOnViewMode(const ElementProgram& exe);
 bool dependsOnViewMode(const StorageProgram& exe);
 std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,

@@ -44,6 +44,31 @@ Result<Executable> compileAnalysed(const Analysis& analysis, const ExecOptions& 
   return Result<Executable>::success(std::move(exe));
 }
 
+BothModes compileAnalysedBothModes(const Analysis& analysis, const ExecOptions& options) {
+  ExecOptions copyViews = options, aliasViews = options;
+  copyViews.viewMode = ViewMode::CopyViews;
+  aliasViews.viewMode = ViewMode::AliasViews;
+  BothModes out;
+  if (options.tier != Tier::Element) {
+    out.copyViews = compileAnalysed(analysis, copyViews);
+    if (out.copyViews && out.copyViews->dependsOnViewMode()) out.aliasViews = compileAnalysed(analysis, aliasViews);
+    return out;
+  }
+  auto wrap = [](Result<std::shared_ptr<const ElementProgram>> r, const ExecOptions& o) {
+    if (!r) return Result<Executable>::failure(r.errors);
+    auto compiled = std::make_shared<Compiled>();
+    compiled->options = o;
+    compiled->element = std::move(*r);
+    Executable exe;
+    exe.impl = std::move(compiled);
+    return Result<Executable>::success(std::move(exe));
+  };
+  auto [copy, alias] = compileElementBothModes(analysis, copyViews);
+  out.copyViews = wrap(std::move(copy), copyViews);
+  if (alias) out.aliasViews = wrap(std::move(*alias), aliasViews);
+  return out;
+}
+
 }  // namespace detail
 
 Result<Executable> compile(const Program& program, const SchemaTable& schemas, const ExecOptions& options) {

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "core/placement.h"
 #include "core/text.h"
+#include "gen/generator.h"
 #include "oracle/ops.h"
 #include "oracle/oracle.h"
 
@@ -496,6 +498,65 @@ TEST(OracleStorage, ReadsWritesAndSemantics) {
                                runIt(b3, Semantics::Seq, ViewMode::CopyViews, Tier::Storage)));
   EXPECT_TRUE(firstDifference(runIt(b3, Semantics::Par, ViewMode::AliasViews, Tier::Storage),
                               runIt(b3, Semantics::Seq, ViewMode::AliasViews, Tier::Storage)));
+}
+
+// Contiguous operands are read in place and strided ones gathered through listed offsets: the
+// same values either way, in place or out of place.
+TEST(OracleElement, ContiguousAndStridedOperandsAgree) {
+  Program p = makeProgram({"x USER_INPUT i64[2, 3]", "y USER_INPUT i64[3, 2]"},
+                          {"t: \"i64[2, 3]\" = torch.ops.aten.transpose.int(y, 0, 1)",
+                           "c: \"i64[2, 3]\" = torch.ops.aten.clone.default(t)",
+                           "s: \"i64[2, 3]\" = torch.ops.aten.add.Tensor(x, t)",
+                           "d: \"i64[2, 3]\" = torch.ops.aten.add.Tensor(x, c)",
+                           "u: \"i64[2, 3]\" = torch.ops.aten.mul.Tensor(t, c)",
+                           "v: \"i64[2, 3]\" = torch.ops.aten.mul.Tensor(c, c)"},
+                          {"s USER_OUTPUT", "d USER_OUTPUT", "u USER_OUTPUT", "v USER_OUTPUT"});
+  RunResult r = runIt(p, Semantics::Par);
+  Values x = input("x", 6), y = input("y", 6);
+  Values expected(6);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) expected[static_cast<std::size_t>(3 * i + j)] = x[3 * i + j] + y[2 * j + i];
+  EXPECT_EQ(output(r, 0), expected);
+  EXPECT_EQ(output(r, 1), expected);
+  EXPECT_EQ(output(r, 2), output(r, 3));
+}
+
+// check() compiles a program's alias-views executable as a continuation of its copy-views
+// compile (forked before the first `*_copy` view), and runEndings reuses one run's state for
+// several endings: both must give exactly what separate compiles and runs give.
+TEST(OracleElement, SharedCompilesAndRunsMatchSeparateOnes) {
+  gen::GenOptions options;
+  options.maxNodes = 30;
+  gen::Generator generator(options);
+  int forked = 0;
+  for (std::uint64_t seed = 0; seed < 60; ++seed) {
+    gen::RandomChoices choices(seed);
+    gen::Generated g = generator.generate(choices);
+    SchemaTable schemas = schemasFor(g.program, generator.schemas());
+    const detail::Analysis analysis = detail::analyse(g.program, schemas);
+    detail::BothModes both = detail::compileAnalysedBothModes(analysis, ExecOptions{});
+    if (!both.copyViews) continue;
+    forked += both.aliasViews.has_value();
+    for (ViewMode mode : {ViewMode::CopyViews, ViewMode::AliasViews}) {
+      ExecOptions o;
+      o.viewMode = mode;
+      Result<Executable> separate = compile(g.program, schemas, o);
+      const bool alias = mode == ViewMode::AliasViews && both.aliasViews;
+      ASSERT_EQ(separate.ok(), alias ? both.aliasViews->ok() : true) << "seed " << seed;
+      if (!separate) continue;
+      const Executable& shared = alias ? **both.aliasViews : *both.copyViews;
+      const Semantics endings[] = {Semantics::Par, Semantics::Seq};
+      for (int set = 0; set < 2; ++set) {
+        std::vector<RunResult> a = runEndings(shared, endings, {seed, set}, false);
+        for (std::size_t k = 0; k < 2; ++k) {
+          RunResult b = run(*separate, endings[k], {seed, set});
+          EXPECT_EQ(a[k].placeholders, b.placeholders) << "seed " << seed;
+          EXPECT_EQ(a[k].outputs, b.outputs) << "seed " << seed;
+        }
+      }
+    }
+  }
+  EXPECT_GT(forked, 5);
 }
 
 }  // namespace
