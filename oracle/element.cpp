@@ -766,6 +766,17 @@ class ElementCompiler {
     out_.offsets.reserve(8 * n);
     storageBase_.reserve(n);
     storageSize_.reserve(n);
+    std::size_t placeholders = 0;
+    for (const Node& node : g.nodes) placeholders += node.isPlaceholder();
+    out_.placeholders.reserve(placeholders);
+    declaredValues_.reserve(placeholders);
+    out_.outputs.reserve(analysis_.visibleOutputs.size());
+    out_.endWrites.reserve(program_.signature.outputs.size());
+    literals_.reserve(8);
+    argPointers_.reserve(8);
+    ins_.reserve(8);
+    hashSpans_.reserve(8);
+    hashSlots_.reserve(8);
     if (options_.traceNodes) out_.nodeResults.resize(g.nodes.size());
     out_.valueModel = valueModel_;
   }
@@ -2101,8 +2112,14 @@ class ElementCompiler {
     for (std::size_t pos : analysis_.visibleOutputs) {
       const CValue& v = resolveRef(returned[pos], scratch);
       ElementProgram::Output o;
-      o.label = "output " + std::to_string(out_.outputs.size());
-      if (returned[pos].arg->isRef()) o.label += " (%" + returned[pos].arg->text + ")";
+      o.label.reserve(24 + (returned[pos].arg->isRef() ? returned[pos].arg->text.size() : 0));
+      o.label += "output ";
+      o.label += std::to_string(out_.outputs.size());
+      if (returned[pos].arg->isRef()) {
+        o.label += " (%";
+        o.label += returned[pos].arg->text;
+        o.label += ')';
+      }
       o.reference = sourceOf(v);
       if (pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
         if (std::optional<std::size_t> target = analysis_.mutatedPlaceholder[pos])

@@ -234,9 +234,26 @@ bool rebindsWrittenArgument(const Schema& schema, std::size_t k) {
   return true;
 }
 
+namespace {
+
+// A cheap hash for lookups (never for results): the length and the first and last eight bytes.
+// Targets and node names differ there; a collision costs one string comparison.
+std::uint64_t quickKey(std::string_view s) {
+  std::uint64_t head = 0, tail = 0;
+  if (s.size() >= 8) {
+    std::memcpy(&head, s.data(), 8);
+    std::memcpy(&tail, s.data() + s.size() - 8, 8);
+  } else if (!s.empty()) {
+    std::memcpy(&head, s.data(), s.size());
+  }
+  return mix64(head ^ mix64(tail + s.size()));
+}
+
+}  // namespace
+
 const OpCache::Entry& OpCache::get(const Node& node, const SchemaTable& schemas) {
   const std::uint64_t key =
-      combine(combine(hashText(node.target), node.args.size()), static_cast<std::uint64_t>(node.op));
+      combine(combine(quickKey(node.target), node.args.size()), static_cast<std::uint64_t>(node.op));
   for (const auto& [k, entry] : byKey_)
     if (k == key && entry->op == node.op && entry->positional == node.args.size() && entry->target == node.target)
       return *entry;
@@ -258,7 +275,7 @@ std::optional<std::size_t> Analysis::find(std::string_view name) const {
   if (index.empty()) return std::nullopt;
   const std::size_t mask = index.size() - 1;
   const std::vector<Node>& nodes = program->graph.nodes;
-  for (std::size_t h = hashText(name) & mask;; h = (h + 1) & mask) {
+  for (std::size_t h = quickKey(name) & mask;; h = (h + 1) & mask) {
     const std::uint32_t slot = index[h];
     if (slot == 0) return std::nullopt;
     if (nodes[slot - 1].name == name) return slot - 1;
@@ -377,7 +394,7 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
   while (capacity < 2 * g.nodes.size()) capacity *= 2;
   a.index.assign(capacity, 0);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    std::size_t h = hashText(g.nodes[i].name) & (capacity - 1);
+    std::size_t h = quickKey(g.nodes[i].name) & (capacity - 1);
     bool seen = false;  // a repeated name keeps its first node
     for (; a.index[h] != 0; h = (h + 1) & (capacity - 1))
       if (g.nodes[a.index[h] - 1].name == g.nodes[i].name) seen = true;

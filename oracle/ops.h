@@ -143,7 +143,7 @@ struct NodeFacts {
 struct Analysis {
   const Program* program = nullptr;  // not owned: compile() callers keep the program alive
   std::shared_ptr<OpCache> ops;      // owns the parsed defaults bound arguments point to
-  // Node name -> position: open addressing on hashText(name) (capacity a power of two).
+  // Node name -> position + 1 (0: empty): open addressing (capacity a power of two).
   std::vector<std::uint32_t> index;
   std::vector<NodeFacts> nodes;                               // per node, graph order
   std::vector<ArgRef> argRefs;                                // pool (see ArgRef, NodeFacts)
