@@ -33,6 +33,7 @@
 //   respects the analysis does not depend on this choice.
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <optional>
 #include <utility>
 
@@ -57,7 +58,15 @@ struct Unsupported {
 class Shape {
  public:
   static constexpr std::size_t kMaxRank = 8;
-  Shape() = default;
+  // The array is not zeroed: only [0, size) is ever read (values are built by the thousand in
+  // a compile, and zeroing their layouts showed in profiles). Copies copy the bytes (memcpy:
+  // well-defined on the uninitialised tail, and as fast as the trivial copy).
+  Shape() {}
+  Shape(const Shape& other) noexcept { std::memcpy(static_cast<void*>(this), &other, sizeof(Shape)); }
+  Shape& operator=(const Shape& other) noexcept {
+    if (this != &other) std::memcpy(static_cast<void*>(this), &other, sizeof(Shape));
+    return *this;
+  }
   Shape(std::size_t n, std::int64_t value) { assign(n, value); }
   Shape(std::initializer_list<std::int64_t> values) {
     for (std::int64_t v : values) push_back(v);
@@ -102,7 +111,7 @@ class Shape {
   [[noreturn]] static void tooLarge() {
     throw Unsupported{"rank above " + std::to_string(kMaxRank) + " (element tier)"};
   }
-  std::array<std::int64_t, kMaxRank> data_{};
+  std::array<std::int64_t, kMaxRank> data_;
   std::uint8_t size_ = 0;
 };
 
@@ -906,6 +915,10 @@ class ElementCompiler {
     // copy), else a literal in ElementCompiler::literals_.
     std::vector<const CValue*> args;
     std::span<const ArgRef> bound;  // the same arguments as written (for rebinding)
+
+    Call(const Node& n, const OpInfo& i, std::vector<const CValue*> a, std::span<const ArgRef> b)
+        : node(n), info(i), args(std::move(a)), bound(b) {}
+
     const CValue& arg(std::string_view name) const {
       std::optional<std::size_t> i = info.schema->argumentIndex(name);
       if (!i) fail("schema of " + node.target + " has no argument '" + std::string(name) + "'");
