@@ -35,7 +35,7 @@ std::optional<std::string> compileAll(const detail::Analysis& program, const det
   auto why = [](const Result<Executable>& r) {
     return r.errors.empty() ? std::string("cannot compile") : r.errors.front().message;
   };
-  detail::BothModes reference = detail::compileAnalysedBothModes(program, optionsFor(program, false));
+  detail::BothModes reference = detail::compileAnalysedBothModes(program, optionsFor(program, false), true);
   if (!reference.copyViews) return why(reference.copyViews);
   out.reference[0] = *reference.copyViews;
   std::optional<detail::BothModes> placedModes;
@@ -56,7 +56,9 @@ std::optional<std::string> compileAll(const detail::Analysis& program, const det
     if (!*placedModes->aliasViews) return "placed program: " + why(*placedModes->aliasViews);
     out.placed[1] = **placedModes->aliasViews;
   }
-  Result<Executable> value = detail::compileAnalysed(program, optionsFor(program, true));
+  // F: made with the reference compiles (sharing their start) unless the tier could not.
+  Result<Executable> value =
+      reference.value ? std::move(*reference.value) : detail::compileAnalysed(program, optionsFor(program, true));
   if (!value) return why(value);
   out.value = *value;
   return std::nullopt;

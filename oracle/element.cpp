@@ -516,21 +516,28 @@ class ElementCompiler {
   // it differs (nullopt if it would be the same, or the copy-views compile failed). Until the
   // first `*_copy` view both compiles are identical (the view mode is read nowhere else), so
   // the alias-views compile is a copy of this compiler taken just before that node, continued.
-  std::pair<Compiled, std::optional<Compiled>> compileBothModes() {
+  // With `value`, also the value model (F) program, the same way: until the first node whose
+  // compile depends on the model (see dependsOnModel) the compiles are identical.
+  struct Programs {
+    Compiled copyViews;
+    std::optional<Compiled> aliasViews;
+    std::optional<Compiled> value;  // nullopt: not made here (compile it afresh)
+  };
+  Programs compileBothModes(bool value) {
     forkWanted_ = true;
-    Compiled copyViews = compile();
-    if (!copyViews || !(*copyViews)->dependsOnViewMode) return {std::move(copyViews), std::nullopt};
+    valueForkWanted_ = value;
+    Programs out{compile(), std::nullopt, std::nullopt};
+    if (valueFork_) out.value = valueFork_->resume();
+    const Compiled& copyViews = out.copyViews;
+    if (!copyViews || !(*copyViews)->dependsOnViewMode) return out;
     if (!fork_) {  // not expected (the fork precedes the first `*_copy` view): compile afresh
       ExecOptions aliasViews = options_;
       aliasViews.viewMode = ViewMode::AliasViews;
-      return {std::move(copyViews), ElementCompiler(analysis_, aliasViews).compile()};
+      out.aliasViews = ElementCompiler(analysis_, aliasViews).compile();
+      return out;
     }
-    ElementCompiler& alias = *fork_;
-    Compiled aliasViews = alias.finish([&] {
-      alias.walk(alias.current_);
-      alias.compileEnd();
-    });
-    return {std::move(copyViews), std::move(aliasViews)};
+    out.aliasViews = fork_->resume();
+    return out;
   }
 
  private:
@@ -551,11 +558,45 @@ class ElementCompiler {
         std::make_shared<const ElementProgram>(std::move(out_)));
   }
 
+  // A fork (see compileBothModes) continues from the node it was taken before.
+  Compiled resume() {
+    return finish([&] {
+      walk(forkedAt_);
+      compileEnd();
+    });
+  }
+
+  // Copies this compiler, as it stands before node i, for another view mode or model.
+  std::shared_ptr<ElementCompiler> forkAt(std::size_t i) const {
+    auto fork = std::make_shared<ElementCompiler>(*this);
+    fork->forkWanted_ = fork->valueForkWanted_ = false;
+    fork->fork_.reset();
+    fork->valueFork_.reset();
+    fork->forkedAt_ = i;
+    return fork;
+  }
+
+  // Whether compiling node i reads valueModel_: views (every view is a copy under F), ops
+  // with alias annotations (writes, returns that alias an argument) and
+  // _share_alloc_with_arg_idx. Nothing else differs between the models.
+  bool dependsOnModel(std::size_t i) const {
+    const NodeOp op = program_.graph.nodes[i].op;
+    if (op != NodeOp::CallFunction && op != NodeOp::CallModule) return false;
+    const NodeFacts& f = analysis_.nodes[i];
+    return f.shareAllocArgIndex || (f.info.schema && (isViewKind(f.info.kind) || f.info.annotated));
+  }
+
+  void takeValueFork(std::size_t i) {
+    valueFork_ = forkAt(i);
+    valueFork_->valueModel_ = valueFork_->out_.valueModel = valueFork_->options_.valueSemantics = true;
+  }
+
   const Analysis& analysis_;
   const Program& program_;
   ExecOptions options_;  // a copy: the alias-views fork changes its view mode
-  bool forkWanted_ = false;
-  std::shared_ptr<ElementCompiler> fork_;  // see compileBothModes()
+  bool forkWanted_ = false, valueForkWanted_ = false;
+  std::shared_ptr<ElementCompiler> fork_, valueFork_;  // see compileBothModes()
+  std::size_t forkedAt_ = 0;
   bool valueModel_;
   ElementProgram out_;
   std::vector<CValue> values_;
@@ -795,9 +836,9 @@ class ElementCompiler {
     for (std::size_t i = first; i < g.nodes.size(); ++i) {
       const Node& n = g.nodes[i];
       current_ = i;
+      if (valueForkWanted_ && !valueFork_ && dependsOnModel(i)) takeValueFork(i);
       if (forkWanted_ && !fork_ && !valueModel_ && analysis_.nodes[i].info.copyVariant) {
-        fork_ = std::make_shared<ElementCompiler>(*this);
-        fork_->forkWanted_ = false;
+        fork_ = forkAt(i);
         fork_->options_.viewMode = ViewMode::AliasViews;
       }
       switch (n.op) {
@@ -810,6 +851,7 @@ class ElementCompiler {
       out_.nodeStepEnd[i] = static_cast<std::uint32_t>(out_.steps.size());
       if (options_.traceNodes) out_.nodeResults[i] = sourceOf(values_[i]);
     }
+    if (valueForkWanted_ && !valueFork_) takeValueFork(g.nodes.size());  // no node depends on the model
   }
 
   std::size_t current_ = 0;
@@ -2163,11 +2205,12 @@ Result<std::shared_ptr<const ElementProgram>> compileElement(const Analysis& ana
   return ElementCompiler(analysis, options).compile();
 }
 
-std::pair<Result<std::shared_ptr<const ElementProgram>>, std::optional<Result<std::shared_ptr<const ElementProgram>>>>
-compileElementBothModes(const Analysis& analysis, const ExecOptions& options) {
+ElementPrograms compileElementBothModes(const Analysis& analysis, const ExecOptions& options, bool value) {
   ExecOptions copyViews = options;
   copyViews.viewMode = ViewMode::CopyViews;
-  return ElementCompiler(analysis, copyViews).compileBothModes();
+  copyViews.valueSemantics = false;
+  auto [copy, alias, valueModel] = ElementCompiler(analysis, copyViews).compileBothModes(value);
+  return {std::move(copy), std::move(alias), std::move(valueModel)};
 }
 
 std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,

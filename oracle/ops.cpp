@@ -140,6 +140,9 @@ OpInfo classify(const Node& node, const SchemaTable& schemas) {
   if (!info.schema) return info;
   const Schema& s = *info.schema;
   info.inplace = s.isInplaceKind();
+  for (const std::vector<SchemaArgument>* list : {&s.arguments, &s.returns})
+    for (const SchemaArgument& a : *list)
+      if (a.type.alias || a.type.containerAlias) info.annotated = true;
   std::string_view base = s.name;
   if (info.inplace && base.ends_with("_")) base.remove_suffix(1);
   for (const auto& [copyName, viewName] : kCopyVariants) {

@@ -72,6 +72,7 @@ struct OpInfo {
   bool copyVariant = false;  // one of the `*_copy` view variants (or _unsafe_view)
   bool outVariant = false;   // a return aliases a written keyword-only argument (`out=`)
   bool getitem = false;      // operator.getitem
+  bool annotated = false;    // some argument or return of the schema has an alias annotation
   std::uint64_t opId = 0;    // hash of the target
 };
 
@@ -201,23 +202,29 @@ struct Compiled {
 
 Result<std::shared_ptr<const ElementProgram>> compileElement(const Analysis& analysis, const ExecOptions& options);
 Result<std::shared_ptr<const StorageProgram>> compileStorage(const Analysis& analysis, const ExecOptions& options);
-// The element tier's storage-semantics compile in both view modes (options.viewMode is
-// ignored): the copy-views program and, if it differs, the alias-views one, which shares the
-// copy-views compile up to the first `*_copy` view. nullopt: the same as copy views (or the
-// copy-views compile failed).
-std::pair<Result<std::shared_ptr<const ElementProgram>>, std::optional<Result<std::shared_ptr<const ElementProgram>>>>
-compileElementBothModes(const Analysis& analysis, const ExecOptions& options);
+// The element tier's storage-semantics compile in both view modes (options.viewMode and
+// valueSemantics are ignored): the copy-views program and, if it differs, the alias-views
+// one, which shares the copy-views compile up to the first `*_copy` view (nullopt: the same as
+// copy views, or the copy-views compile failed). With `value`, also the value model's
+// program, which shares it up to the first node whose compile depends on the model (nullopt:
+// not made, compile it separately).
+struct ElementPrograms {
+  Result<std::shared_ptr<const ElementProgram>> copyViews;
+  std::optional<Result<std::shared_ptr<const ElementProgram>>> aliasViews, value;
+};
+ElementPrograms compileElementBothModes(const Analysis& analysis, const ExecOptions& options, bool value);
 // compile() on an analysis shared by several compiles of one program.
 Result<Executable> compileAnalysed(const Analysis& analysis, const ExecOptions& options);
-// compileAnalysed() in both view modes (options.viewMode is ignored), as check() needs them:
-// `aliasViews` is nullopt when the copy-views compile failed or does not depend on the view
-// mode (the alias-views executable would behave the same). The element tier shares the work
-// of both (compileElementBothModes).
+// compileAnalysed() in both view modes (options.viewMode and valueSemantics are ignored), as
+// check() needs them: `aliasViews` is nullopt when the copy-views compile failed or does not
+// depend on the view mode (the alias-views executable would behave the same). With `value`,
+// `value` is the value model's executable, or nullopt if it was not made here (compile it
+// with compileAnalysed). The element tier shares the work (compileElementBothModes).
 struct BothModes {
   Result<Executable> copyViews;
-  std::optional<Result<Executable>> aliasViews;
+  std::optional<Result<Executable>> aliasViews, value;
 };
-BothModes compileAnalysedBothModes(const Analysis& analysis, const ExecOptions& options);
+BothModes compileAnalysedBothModes(const Analysis& analysis, const ExecOptions& options, bool value = false);
 bool dependsOnViewMode(const ElementProgram& exe);
 bool dependsOnViewMode(const StorageProgram& exe);
 std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,

@@ -44,10 +44,13 @@ Result<Executable> compileAnalysed(const Analysis& analysis, const ExecOptions& 
   return Result<Executable>::success(std::move(exe));
 }
 
-BothModes compileAnalysedBothModes(const Analysis& analysis, const ExecOptions& options) {
-  ExecOptions copyViews = options, aliasViews = options;
+BothModes compileAnalysedBothModes(const Analysis& analysis, const ExecOptions& options, bool value) {
+  ExecOptions copyViews = options, aliasViews = options, valueModel = options;
   copyViews.viewMode = ViewMode::CopyViews;
   aliasViews.viewMode = ViewMode::AliasViews;
+  copyViews.valueSemantics = aliasViews.valueSemantics = false;
+  valueModel.viewMode = ViewMode::CopyViews;
+  valueModel.valueSemantics = true;
   BothModes out;
   if (options.tier != Tier::Element) {
     out.copyViews = compileAnalysed(analysis, copyViews);
@@ -63,9 +66,10 @@ BothModes compileAnalysedBothModes(const Analysis& analysis, const ExecOptions& 
     exe.impl = std::move(compiled);
     return Result<Executable>::success(std::move(exe));
   };
-  auto [copy, alias] = compileElementBothModes(analysis, copyViews);
-  out.copyViews = wrap(std::move(copy), copyViews);
-  if (alias) out.aliasViews = wrap(std::move(*alias), aliasViews);
+  ElementPrograms programs = compileElementBothModes(analysis, copyViews, value);
+  out.copyViews = wrap(std::move(programs.copyViews), copyViews);
+  if (programs.aliasViews) out.aliasViews = wrap(std::move(*programs.aliasViews), aliasViews);
+  if (programs.value) out.value = wrap(std::move(*programs.value), valueModel);
   return out;
 }
 

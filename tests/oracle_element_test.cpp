@@ -521,9 +521,10 @@ TEST(OracleElement, ContiguousAndStridedOperandsAgree) {
   EXPECT_EQ(output(r, 2), output(r, 3));
 }
 
-// check() compiles a program's alias-views executable as a continuation of its copy-views
-// compile (forked before the first `*_copy` view), and runEndings reuses one run's state for
-// several endings: both must give exactly what separate compiles and runs give.
+// check() compiles a program's alias-views and value-model executables as continuations of
+// its copy-views compile (forked before the first node where they differ), and runEndings
+// reuses one run's state for several endings: all must give exactly what separate compiles
+// and runs give.
 TEST(OracleElement, SharedCompilesAndRunsMatchSeparateOnes) {
   gen::GenOptions options;
   options.maxNodes = 30;
@@ -534,9 +535,20 @@ TEST(OracleElement, SharedCompilesAndRunsMatchSeparateOnes) {
     gen::Generated g = generator.generate(choices);
     SchemaTable schemas = schemasFor(g.program, generator.schemas());
     const detail::Analysis analysis = detail::analyse(g.program, schemas);
-    detail::BothModes both = detail::compileAnalysedBothModes(analysis, ExecOptions{});
+    detail::BothModes both = detail::compileAnalysedBothModes(analysis, ExecOptions{}, true);
     if (!both.copyViews) continue;
     forked += both.aliasViews.has_value();
+    ExecOptions valueOptions;
+    valueOptions.valueSemantics = true;
+    Result<Executable> value = compile(g.program, schemas, valueOptions);
+    ASSERT_TRUE(both.value.has_value()) << "seed " << seed;
+    ASSERT_EQ(value.ok(), both.value->ok()) << "seed " << seed;
+    if (value) {
+      RunResult a = run(**both.value, Semantics::Value, {seed, 1});
+      RunResult b = run(*value, Semantics::Value, {seed, 1});
+      EXPECT_EQ(a.placeholders, b.placeholders) << "seed " << seed;
+      EXPECT_EQ(a.outputs, b.outputs) << "seed " << seed;
+    }
     for (ViewMode mode : {ViewMode::CopyViews, ViewMode::AliasViews}) {
       ExecOptions o;
       o.viewMode = mode;
