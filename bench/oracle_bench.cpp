@@ -123,21 +123,18 @@ Compiled compileCase(const Case& c) {
 }
 
 // The same, as check() does it: one analysis per program shared by its compiles (and one op
-// cache by both analyses), a program's view modes (and F) compiled together.
+// cache by both analyses), compiles sharing their common start (compileAnalysedShared).
 Compiled compileCaseShared(const Case& c) {
   Compiled out;
   auto ops = std::make_shared<oracle::detail::OpCache>();
   const oracle::detail::Analysis program = oracle::detail::analyse(c.program, c.schemas, ops);
   const oracle::detail::Analysis placed = oracle::detail::analyse(c.placed, c.schemas, ops);
-  oracle::ExecOptions o;
-  oracle::detail::BothModes reference = oracle::detail::compileAnalysedBothModes(program, o, true);
-  o.placedProgram = true;
-  oracle::detail::BothModes placedModes = oracle::detail::compileAnalysedBothModes(placed, o);
-  out.reference[0] = out.reference[1] = *reference.copyViews;
-  out.placed[0] = out.placed[1] = *placedModes.copyViews;
-  if (reference.aliasViews) out.reference[1] = **reference.aliasViews;
-  if (placedModes.aliasViews) out.placed[1] = **placedModes.aliasViews;
-  out.value = **reference.value;
+  oracle::detail::SharedExecutables all = oracle::detail::compileAnalysedShared(program, {}, true, &placed);
+  out.reference[0] = out.reference[1] = *all.copyViews;
+  out.placed[0] = out.placed[1] = **all.placed;
+  if (all.aliasViews) out.reference[1] = **all.aliasViews;
+  if (all.placedAlias) out.placed[1] = **all.placedAlias;
+  out.value = **all.value;
   return out;
 }
 

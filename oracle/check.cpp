@@ -21,46 +21,34 @@ struct Executables {
 
 // Compiles everything in one tier; the error of the first program that does not compile, in
 // the order reference, placed (copy views), reference, placed (alias views), F. The analyses
-// are shared by every compile of their program (five compiles, two analyses), and each
-// program's alias-views compile by its copy-views one up to the first `*_copy` view.
+// are shared by every compile of their program (five compiles, two analyses), and compiles
+// share their common start (compileAnalysedShared).
 std::optional<std::string> compileAll(const detail::Analysis& program, const detail::Analysis* placed, Tier tier,
                                       Executables& out) {
-  auto optionsFor = [&](const detail::Analysis& p, bool value) {
-    ExecOptions options;
-    options.placedProgram = &p == placed;
-    options.tier = tier;
-    options.valueSemantics = value;
-    return options;
-  };
+  ExecOptions options;
+  options.tier = tier;
+  detail::SharedExecutables all = detail::compileAnalysedShared(program, options, true, placed);
   auto why = [](const Result<Executable>& r) {
     return r.errors.empty() ? std::string("cannot compile") : r.errors.front().message;
   };
-  detail::BothModes reference = detail::compileAnalysedBothModes(program, optionsFor(program, false), true);
-  if (!reference.copyViews) return why(reference.copyViews);
-  out.reference[0] = *reference.copyViews;
-  std::optional<detail::BothModes> placedModes;
+  if (!all.copyViews) return why(all.copyViews);
+  out.reference[0] = out.reference[1] = *all.copyViews;
   if (placed) {
-    placedModes = detail::compileAnalysedBothModes(*placed, optionsFor(*placed, false));
-    if (!placedModes->copyViews) return "placed program: " + why(placedModes->copyViews);
-    out.placed[0] = *placedModes->copyViews;
+    if (!*all.placed) return "placed program: " + why(*all.placed);
+    out.placed[0] = out.placed[1] = **all.placed;
   }
   // Programs without `*_copy` views behave the same in both modes.
-  out.sameInBothModes = !reference.aliasViews && (!placedModes || !placedModes->aliasViews);
-  out.reference[1] = out.reference[0];
-  out.placed[1] = out.placed[0];
-  if (reference.aliasViews) {
-    if (!*reference.aliasViews) return why(*reference.aliasViews);
-    out.reference[1] = **reference.aliasViews;
+  out.sameInBothModes = !all.aliasViews && !all.placedAlias;
+  if (all.aliasViews) {
+    if (!*all.aliasViews) return why(*all.aliasViews);
+    out.reference[1] = **all.aliasViews;
   }
-  if (placedModes && placedModes->aliasViews) {
-    if (!*placedModes->aliasViews) return "placed program: " + why(*placedModes->aliasViews);
-    out.placed[1] = **placedModes->aliasViews;
+  if (all.placedAlias) {
+    if (!*all.placedAlias) return "placed program: " + why(*all.placedAlias);
+    out.placed[1] = **all.placedAlias;
   }
-  // F: made with the reference compiles (sharing their start) unless the tier could not.
-  Result<Executable> value =
-      reference.value ? std::move(*reference.value) : detail::compileAnalysed(program, optionsFor(program, true));
-  if (!value) return why(value);
-  out.value = *value;
+  if (!*all.value) return why(*all.value);
+  out.value = **all.value;
   return std::nullopt;
 }
 

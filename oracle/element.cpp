@@ -500,7 +500,7 @@ void runStep(const ElementProgram& p, const Step& s, RunState& st) {
 class ElementCompiler {
  public:
   ElementCompiler(const Analysis& analysis, const ExecOptions& options)
-      : analysis_(analysis), program_(*analysis.program), options_(options), valueModel_(options.valueSemantics) {}
+      : analysis_(&analysis), program_(analysis.program), options_(options), valueModel_(options.valueSemantics) {}
 
   using Compiled = Result<std::shared_ptr<const ElementProgram>>;
 
@@ -512,31 +512,51 @@ class ElementCompiler {
     });
   }
 
-  // Storage semantics in both view modes: the copy-views program, and the alias-views one if
-  // it differs (nullopt if it would be the same, or the copy-views compile failed). Until the
-  // first `*_copy` view both compiles are identical (the view mode is read nowhere else), so
-  // the alias-views compile is a copy of this compiler taken just before that node, continued.
-  // With `value`, also the value model (F) program, the same way: until the first node whose
-  // compile depends on the model (see dependsOnModel) the compiles are identical.
+  // What check() compiles, sharing work: storage semantics in both view modes, the value model
+  // (F), and the placed program in both view modes. Compiles that agree up to some node share
+  // the work up to it: this compiler is copied just before that node (a fork) and the copy
+  // continues differently.
+  // - The alias-views compile forks before the first `*_copy` view (the view mode is read
+  //   nowhere else).
+  // - F forks before the first node whose compile depends on the model (see dependsOnModel).
+  // - The placed program forks before node `placedFrom`, when the reference program and the
+  //   placed one compile alike up to there (see sharedPrefix in ops.h): its alias-views compile
+  //   then forks from this compiler's alias-views fork if that one started earlier.
+  // aliasViews: nullopt when the copy-views executable does not depend on the view mode (or
+  // the copy-views compile failed). value, placed: nullopt when not made here.
   struct Programs {
     Compiled copyViews;
-    std::optional<Compiled> aliasViews;
-    std::optional<Compiled> value;  // nullopt: not made here (compile it afresh)
+    std::optional<Compiled> aliasViews, value, placed, placedAlias;
   };
-  Programs compileBothModes(bool value) {
+  Programs compileShared(bool value, const Analysis* placed, std::size_t placedFrom) {
     forkWanted_ = true;
     valueForkWanted_ = value;
-    Programs out{compile(), std::nullopt, std::nullopt};
+    placed_ = placed;
+    placedFrom_ = placedFrom;
+    Programs out{compile(), std::nullopt, std::nullopt, std::nullopt, std::nullopt};
     if (valueFork_) out.value = valueFork_->resume();
-    const Compiled& copyViews = out.copyViews;
-    if (!copyViews || !(*copyViews)->dependsOnViewMode) return out;
-    if (!fork_) {  // not expected (the fork precedes the first `*_copy` view): compile afresh
-      ExecOptions aliasViews = options_;
-      aliasViews.viewMode = ViewMode::AliasViews;
-      out.aliasViews = ElementCompiler(analysis_, aliasViews).compile();
-      return out;
+    ElementCompiler* alias = nullptr;  // this program's alias-views compile, if continued
+    if (out.copyViews && (*out.copyViews)->dependsOnViewMode) {
+      if (fork_) {
+        out.aliasViews = fork_->resume();
+        alias = fork_.get();
+      } else {  // not expected (the fork precedes the first `*_copy` view): compile afresh
+        ExecOptions aliasViews = options_;
+        aliasViews.viewMode = ViewMode::AliasViews;
+        out.aliasViews = ElementCompiler(*analysis_, aliasViews).compile();
+      }
     }
-    out.aliasViews = fork_->resume();
+    if (!placed || !placedFork_) return out;
+    ElementCompiler& p = *placedFork_;
+    out.placed = p.resume();
+    if (!*out.placed || !(**out.placed)->dependsOnViewMode) return out;
+    if (p.fork_) out.placedAlias = p.fork_->resume();
+    else if (alias && alias->placedFork_) out.placedAlias = alias->placedFork_->resume();
+    else {
+      ExecOptions aliasViews = p.options_;
+      aliasViews.viewMode = ViewMode::AliasViews;
+      out.placedAlias = ElementCompiler(*placed, aliasViews).compile();
+    }
     return out;
   }
 
@@ -558,7 +578,7 @@ class ElementCompiler {
         std::make_shared<const ElementProgram>(std::move(out_)));
   }
 
-  // A fork (see compileBothModes) continues from the node it was taken before.
+  // A fork (see compileShared) continues from the node it was taken before.
   Compiled resume() {
     return finish([&] {
       walk(forkedAt_);
@@ -572,17 +592,36 @@ class ElementCompiler {
     fork->forkWanted_ = fork->valueForkWanted_ = false;
     fork->fork_.reset();
     fork->valueFork_.reset();
+    fork->placed_ = nullptr;
+    fork->placedFork_.reset();
     fork->forkedAt_ = i;
     return fork;
+  }
+
+  // Before node placedFrom_ (placed_ set): this compile, continued with the placed program.
+  // Nodes [0, placedFrom_) compile alike in both (sharedPrefix), so only the per-node tables
+  // change size. The placed program's alias-views compile forks from it, unless this compile
+  // has already forked its own (then that fork makes the placed program's; see walk).
+  void takePlacedFork() {
+    placedFork_ = forkAt(placedFrom_);
+    ElementCompiler& p = *placedFork_;
+    p.analysis_ = placed_;
+    p.program_ = placed_->program;
+    p.options_.placedProgram = true;
+    const std::size_t n = p.program_->graph.nodes.size();
+    p.values_.resize(n);
+    p.declaredAt_.resize(n);
+    p.out_.nodeStepEnd.resize(n);
+    p.forkWanted_ = forkWanted_ && !fork_;
   }
 
   // Whether compiling node i reads valueModel_: views (every view is a copy under F), ops
   // with alias annotations (writes, returns that alias an argument) and
   // _share_alloc_with_arg_idx. Nothing else differs between the models.
   bool dependsOnModel(std::size_t i) const {
-    const NodeOp op = program_.graph.nodes[i].op;
+    const NodeOp op = program_->graph.nodes[i].op;
     if (op != NodeOp::CallFunction && op != NodeOp::CallModule) return false;
-    const NodeFacts& f = analysis_.nodes[i];
+    const NodeFacts& f = analysis_->nodes[i];
     return f.shareAllocArgIndex || (f.info.schema && (isViewKind(f.info.kind) || f.info.annotated));
   }
 
@@ -591,11 +630,13 @@ class ElementCompiler {
     valueFork_->valueModel_ = valueFork_->out_.valueModel = valueFork_->options_.valueSemantics = true;
   }
 
-  const Analysis& analysis_;
-  const Program& program_;
+  const Analysis* analysis_;  // pointers: a fork may continue with another program (see forkTo)
+  const Program* program_;
   ExecOptions options_;  // a copy: the alias-views fork changes its view mode
   bool forkWanted_ = false, valueForkWanted_ = false;
-  std::shared_ptr<ElementCompiler> fork_, valueFork_;  // see compileBothModes()
+  std::shared_ptr<ElementCompiler> fork_, valueFork_, placedFork_;  // see compileShared()
+  const Analysis* placed_ = nullptr;  // the placed program, to fork to before placedFrom_
+  std::size_t placedFrom_ = 0;
   std::size_t forkedAt_ = 0;
   bool valueModel_;
   ElementProgram out_;
@@ -708,7 +749,7 @@ class ElementCompiler {
 
   // The value of a node a reference names (references were resolved by the analysis).
   const CValue& valueOf(const ArgRef& r) const {
-    if (r.node == ArgRef::kNoNode) return values_.at(analysis_.nodeOf(r.arg->text));  // throws
+    if (r.node == ArgRef::kNoNode) return values_.at(analysis_->nodeOf(r.arg->text));  // throws
     return values_[r.node];
   }
 
@@ -727,7 +768,7 @@ class ElementCompiler {
       case Arg::Kind::Tuple:
         v.kind = CValue::Kind::List;
         v.items.reserve(a.items.size());
-        for (const ArgRef& item : analysis_.items(r)) v.items.push_back(resolve(item));
+        for (const ArgRef& item : analysis_->items(r)) v.items.push_back(resolve(item));
         return v;
     }
     return v;
@@ -793,18 +834,18 @@ class ElementCompiler {
 
   // The static shape of a node's annotation, or nullopt.
   std::optional<Shape> annotatedShape(std::size_t node) const {
-    const NodeFacts& f = analysis_.nodes[node];
+    const NodeFacts& f = analysis_->nodes[node];
     if (!f.hasShape) return std::nullopt;
     if (f.rank > Shape::kMaxRank) fail("rank above " + std::to_string(Shape::kMaxRank) + " (element tier)");
     Shape shape;
-    for (std::uint32_t d = 0; d < f.rank; ++d) shape.push_back(analysis_.shapes[f.shapeAt + d]);
+    for (std::uint32_t d = 0; d < f.rank; ++d) shape.push_back(analysis_->shapes[f.shapeAt + d]);
     return shape;
   }
 
   // --- the walk ---
 
   void begin() {
-    const Graph& g = program_.graph;
+    const Graph& g = program_->graph;
     const std::size_t n = g.nodes.size();
     values_.resize(n);
     declaredAt_.resize(n);
@@ -820,8 +861,8 @@ class ElementCompiler {
     for (const Node& node : g.nodes) placeholders += node.isPlaceholder();
     out_.placeholders.reserve(placeholders);
     declaredValues_.reserve(placeholders);
-    out_.outputs.reserve(analysis_.visibleOutputs.size());
-    out_.endWrites.reserve(program_.signature.outputs.size());
+    out_.outputs.reserve(analysis_->visibleOutputs.size());
+    out_.endWrites.reserve(program_->signature.outputs.size());
     literals_.reserve(8);
     argPointers_.reserve(8);
     ins_.reserve(8);
@@ -832,14 +873,19 @@ class ElementCompiler {
   }
 
   void walk(std::size_t first) {
-    const Graph& g = program_.graph;
+    const Graph& g = program_->graph;
     for (std::size_t i = first; i < g.nodes.size(); ++i) {
       const Node& n = g.nodes[i];
       current_ = i;
       if (valueForkWanted_ && !valueFork_ && dependsOnModel(i)) takeValueFork(i);
-      if (forkWanted_ && !fork_ && !valueModel_ && analysis_.nodes[i].info.copyVariant) {
+      if (placed_ && !placedFork_ && i == placedFrom_) takePlacedFork();
+      if (forkWanted_ && !fork_ && !valueModel_ && analysis_->nodes[i].info.copyVariant) {
         fork_ = forkAt(i);
         fork_->options_.viewMode = ViewMode::AliasViews;
+        if (placed_ && !placedFork_) {  // its placed-program fork makes the placed alias views
+          fork_->placed_ = placed_;
+          fork_->placedFrom_ = placedFrom_;
+        }
       }
       switch (n.op) {
         case NodeOp::Placeholder: compilePlaceholder(n); break;
@@ -852,6 +898,7 @@ class ElementCompiler {
       if (options_.traceNodes) out_.nodeResults[i] = sourceOf(values_[i]);
     }
     if (valueForkWanted_ && !valueFork_) takeValueFork(g.nodes.size());  // no node depends on the model
+    if (placed_ && !placedFork_ && placedFrom_ == g.nodes.size()) takePlacedFork();
   }
 
   std::size_t current_ = 0;
@@ -970,12 +1017,12 @@ class ElementCompiler {
   };
 
   void compileCall(const Node& n) {
-    const NodeFacts& facts = analysis_.nodes[current_];
+    const NodeFacts& facts = analysis_->nodes[current_];
     const OpInfo& info = facts.info;
     if (info.getitem) return compileGetitem(n);
     if (!info.schema) return compileSchemaless(n, info);
     if (!facts.bound) fail("%" + n.name + ": " + facts.bindError);
-    Call call{n, info, std::move(argPointers_), analysis_.args(facts)};
+    Call call{n, info, std::move(argPointers_), analysis_->args(facts)};
     call.args.clear();
     // Sized once, before any pointer into it is taken.
     if (literals_.size() < call.bound.size()) literals_.resize(call.bound.size());
@@ -1004,7 +1051,7 @@ class ElementCompiler {
 
   void compileGetitem(const Node& n) {
     if (n.args.size() < 2 || !n.args[0].isRef()) fail("getitem needs a container and an index");
-    std::span<const ArgRef> raw = analysis_.raw(analysis_.nodes[current_]);
+    std::span<const ArgRef> raw = analysis_->raw(analysis_->nodes[current_]);
     const CValue& container = valueOf(raw[0]);
     CValue scratch;
     std::int64_t i = asInt(resolveRef(raw[1], scratch), "getitem index");
@@ -1092,12 +1139,12 @@ class ElementCompiler {
   void compileSchemaless(const Node& n, const OpInfo& info) {
     HashInputs h = newHashInputs();
     CValue scratch;
-    const NodeFacts& facts = analysis_.nodes[current_];
-    for (const ArgRef& a : analysis_.raw(facts)) collectHashInputs(resolveRef(a, scratch), h);
+    const NodeFacts& facts = analysis_->nodes[current_];
+    for (const ArgRef& a : analysis_->raw(facts)) collectHashInputs(resolveRef(a, scratch), h);
     std::size_t kw = facts.kwAt;
     for (const auto& [name, a] : n.kwargs) {
       h.constant = combine(h.constant, hashText(name));
-      collectHashInputs(resolveRef(analysis_.argRefs[kw++], scratch), h);
+      collectHashInputs(resolveRef(analysis_->argRefs[kw++], scratch), h);
     }
     std::uint32_t digest = emitDigest(h, info.opId);
     CValue v;
@@ -1167,11 +1214,11 @@ class ElementCompiler {
     const Arg& a = *r.arg;
     if (!isItem && a.isRef()) rebinds_.emplace_back(nodeOfRef(r), next);
     else if (isItem && a.isSequence() && item < a.items.size() && a.items[item].isRef())
-      rebinds_.emplace_back(nodeOfRef(analysis_.items(r)[item]), next);
+      rebinds_.emplace_back(nodeOfRef(analysis_->items(r)[item]), next);
   }
 
   std::size_t nodeOfRef(const ArgRef& r) const {
-    return r.node == ArgRef::kNoNode ? analysis_.nodeOf(r.arg->text) : r.node;
+    return r.node == ArgRef::kNoNode ? analysis_->nodeOf(r.arg->text) : r.node;
   }
 
   // A result's shape: the node's annotation for a single return; for a tuple (printed without
@@ -1179,20 +1226,20 @@ class ElementCompiler {
   std::optional<Shape> returnShape(const Call& call, std::size_t r) const {
     const Schema& s = *call.info.schema;
     if (s.returns.size() == 1) return annotatedShape(current_);
-    for (std::size_t user : analysis_.nodes[current_].getitemUsers)
+    for (std::size_t user : analysis_->nodes[current_].getitemUsers)
       if (takesElement(user, r))
         if (std::optional<Shape> shape = annotatedShape(user)) return shape;
     return std::nullopt;
   }
 
   bool takesElement(std::size_t getitem, std::size_t r) const {
-    const Node& u = program_.graph.nodes[getitem];
+    const Node& u = program_->graph.nodes[getitem];
     return u.args.size() >= 2 && u.args[1].kind == Arg::Kind::Int && u.args[1].integer == static_cast<std::int64_t>(r);
   }
 
   // Element r of a tuple result is read: some getitem takes it.
   bool elementUsed(std::size_t r) const {
-    for (std::size_t user : analysis_.nodes[current_].getitemUsers)
+    for (std::size_t user : analysis_->nodes[current_].getitemUsers)
       if (takesElement(user, r)) return true;
     return false;
   }
@@ -1247,11 +1294,11 @@ class ElementCompiler {
 
   // _share_alloc_with_arg_idx = k (storage model): the result lives in argument k's storage.
   void shareAlloc(const Call& call, CValue& result) {
-    const std::optional<int>& k = analysis_.nodes[current_].shareAllocArgIndex;
+    const std::optional<int>& k = analysis_->nodes[current_].shareAllocArgIndex;
     if (!k || valueModel_ || !result.isTensor()) return;
     if (*k < 0 || static_cast<std::size_t>(*k) >= call.node.args.size()) fail("_share_alloc_with_arg_idx out of range");
     CValue scratch;
-    const CValue& base = resolveRef(analysis_.raw(analysis_.nodes[current_])[static_cast<std::size_t>(*k)], scratch);
+    const CValue& base = resolveRef(analysis_->raw(analysis_->nodes[current_])[static_cast<std::size_t>(*k)], scratch);
     if (!base.isTensor()) fail("_share_alloc_with_arg_idx names a non-tensor argument");
     Layout shared;
     shared.storage = base.t.storage;
@@ -1482,7 +1529,7 @@ class ElementCompiler {
     viewModeSeen_ = true;
     if (options_.viewMode == ViewMode::CopyViews) return true;
     // AliasViews: every copy variant becomes a view, except a view_copy the program returns.
-    return call.info.schema->name == "view_copy" && analysis_.nodes[current_].keptViewCopy;
+    return call.info.schema->name == "view_copy" && analysis_->nodes[current_].keptViewCopy;
   }
 
   CValue compileView(const Call& call) {
@@ -2146,8 +2193,8 @@ class ElementCompiler {
   // --- the end: observations and end-of-run writes ---
 
   void compileEnd() {
-    const Graph& g = program_.graph;
-    const Signature& sig = program_.signature;
+    const Graph& g = program_->graph;
+    const Signature& sig = program_->signature;
     // Placeholders: their whole storage.
     std::size_t p = 0;
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
@@ -2162,9 +2209,9 @@ class ElementCompiler {
       storage.t = whole;
       out_.placeholders[p++].second = sourceOf(storage);
     }
-    std::span<const ArgRef> returned = analysis_.returned();
+    std::span<const ArgRef> returned = analysis_->returned();
     CValue scratch;
-    for (std::size_t pos : analysis_.visibleOutputs) {
+    for (std::size_t pos : analysis_->visibleOutputs) {
       const CValue& v = resolveRef(returned[pos], scratch);
       ElementProgram::Output o;
       o.label.reserve(24 + (returned[pos].arg->isRef() ? returned[pos].arg->text.size() : 0));
@@ -2177,14 +2224,14 @@ class ElementCompiler {
       }
       o.reference = sourceOf(v);
       if (pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
-        if (std::optional<std::size_t> target = analysis_.mutatedPlaceholder[pos])
+        if (std::optional<std::size_t> target = analysis_->mutatedPlaceholder[pos])
           o.placed = std::exchange(o.reference, sourceOf(declared(*target)));
       out_.outputs.push_back(std::move(o));
     }
     for (std::size_t pos = 0; pos < sig.outputs.size() && pos < returned.size(); ++pos) {
       const OutputSpec& spec = sig.outputs[pos];
       if (!isMutation(spec.kind) || options_.placedProgram) continue;
-      std::optional<std::size_t> target = analysis_.mutatedPlaceholder[pos];
+      std::optional<std::size_t> target = analysis_->mutatedPlaceholder[pos];
       if (!target) fail("mutation output " + spec.name + " has no target placeholder");
       const CValue& v = resolveRef(returned[pos], scratch);
       const Layout& t = declared(*target).t;
@@ -2205,12 +2252,15 @@ Result<std::shared_ptr<const ElementProgram>> compileElement(const Analysis& ana
   return ElementCompiler(analysis, options).compile();
 }
 
-ElementPrograms compileElementBothModes(const Analysis& analysis, const ExecOptions& options, bool value) {
+ElementPrograms compileElementShared(const Analysis& analysis, const ExecOptions& options, bool value,
+                                     const Analysis* placed, std::size_t placedFrom) {
   ExecOptions copyViews = options;
   copyViews.viewMode = ViewMode::CopyViews;
   copyViews.valueSemantics = false;
-  auto [copy, alias, valueModel] = ElementCompiler(analysis, copyViews).compileBothModes(value);
-  return {std::move(copy), std::move(alias), std::move(valueModel)};
+  copyViews.placedProgram = false;
+  auto [copy, alias, valueModel, placedCopy, placedAlias] =
+      ElementCompiler(analysis, copyViews).compileShared(value, placed, placedFrom);
+  return {std::move(copy), std::move(alias), std::move(valueModel), std::move(placedCopy), std::move(placedAlias)};
 }
 
 std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,

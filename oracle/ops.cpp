@@ -458,6 +458,20 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
   return a;
 }
 
+std::size_t sharedPrefix(const Analysis& a, const Analysis& b) {
+  const std::vector<Node>& x = a.program->graph.nodes;
+  const std::vector<Node>& y = b.program->graph.nodes;
+  std::size_t k = 0;
+  while (k < x.size() && k < y.size() && x[k] == y[k]) ++k;
+  for (std::size_t i = 0; i < k; ++i) {
+    const NodeFacts &f = a.nodes[i], &g = b.nodes[i];
+    bool same = f.keptViewCopy == g.keptViewCopy && f.getitemUsers == g.getitemUsers;
+    for (std::size_t u : f.getitemUsers) same = same && u < x.size() && u < y.size() && x[u] == y[u];
+    if (!same) return i;
+  }
+  return k;
+}
+
 }  // namespace wb::oracle::detail
 
 namespace wb::oracle {

@@ -202,29 +202,37 @@ struct Compiled {
 
 Result<std::shared_ptr<const ElementProgram>> compileElement(const Analysis& analysis, const ExecOptions& options);
 Result<std::shared_ptr<const StorageProgram>> compileStorage(const Analysis& analysis, const ExecOptions& options);
-// The element tier's storage-semantics compile in both view modes (options.viewMode and
-// valueSemantics are ignored): the copy-views program and, if it differs, the alias-views
-// one, which shares the copy-views compile up to the first `*_copy` view (nullopt: the same as
-// copy views, or the copy-views compile failed). With `value`, also the value model's
-// program, which shares it up to the first node whose compile depends on the model (nullopt:
-// not made, compile it separately).
+// How many leading nodes two analysed programs (a program and its placed version) compile
+// alike in: equal nodes whose facts that depend on later nodes (getitem users, whether the
+// output keeps a view_copy) agree too.
+std::size_t sharedPrefix(const Analysis& a, const Analysis& b);
+
+// The element tier's compiles for check(), sharing work (see ElementCompiler::compileShared):
+// storage semantics in both view modes (options.viewMode, valueSemantics and placedProgram are
+// ignored), with `value` the value model too, and with `placed` the placed program in both
+// view modes, sharing the first `placedFrom` nodes (at most sharedPrefix()). aliasViews and
+// placedAlias: nullopt when the copy-views program does not depend on the view mode (or its
+// compile failed); value and placed: nullopt when not made.
 struct ElementPrograms {
   Result<std::shared_ptr<const ElementProgram>> copyViews;
-  std::optional<Result<std::shared_ptr<const ElementProgram>>> aliasViews, value;
+  std::optional<Result<std::shared_ptr<const ElementProgram>>> aliasViews, value, placed, placedAlias;
 };
-ElementPrograms compileElementBothModes(const Analysis& analysis, const ExecOptions& options, bool value);
+ElementPrograms compileElementShared(const Analysis& analysis, const ExecOptions& options, bool value,
+                                     const Analysis* placed, std::size_t placedFrom);
 // compile() on an analysis shared by several compiles of one program.
 Result<Executable> compileAnalysed(const Analysis& analysis, const ExecOptions& options);
-// compileAnalysed() in both view modes (options.viewMode and valueSemantics are ignored), as
-// check() needs them: `aliasViews` is nullopt when the copy-views compile failed or does not
-// depend on the view mode (the alias-views executable would behave the same). With `value`,
-// `value` is the value model's executable, or nullopt if it was not made here (compile it
-// with compileAnalysed). The element tier shares the work (compileElementBothModes).
-struct BothModes {
+// What check() compiles, as executables: storage semantics in both view modes, with `value`
+// the value model (F), with `placed` the placed program in both view modes (options.viewMode,
+// valueSemantics and placedProgram are ignored). aliasViews, placedAlias: nullopt when the
+// copy-views executable does not depend on the view mode (the alias-views one would behave
+// the same) or its compile failed; value and placed are set when asked for. The element tier
+// shares work between them (compileElementShared); results are those of separate compiles.
+struct SharedExecutables {
   Result<Executable> copyViews;
-  std::optional<Result<Executable>> aliasViews, value;
+  std::optional<Result<Executable>> aliasViews, value, placed, placedAlias;
 };
-BothModes compileAnalysedBothModes(const Analysis& analysis, const ExecOptions& options, bool value = false);
+SharedExecutables compileAnalysedShared(const Analysis& analysis, const ExecOptions& options, bool value = false,
+                                        const Analysis* placed = nullptr);
 bool dependsOnViewMode(const ElementProgram& exe);
 bool dependsOnViewMode(const StorageProgram& exe);
 std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,

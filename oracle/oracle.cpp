@@ -44,17 +44,29 @@ Result<Executable> compileAnalysed(const Analysis& analysis, const ExecOptions& 
   return Result<Executable>::success(std::move(exe));
 }
 
-BothModes compileAnalysedBothModes(const Analysis& analysis, const ExecOptions& options, bool value) {
-  ExecOptions copyViews = options, aliasViews = options, valueModel = options;
-  copyViews.viewMode = ViewMode::CopyViews;
-  aliasViews.viewMode = ViewMode::AliasViews;
-  copyViews.valueSemantics = aliasViews.valueSemantics = false;
-  valueModel.viewMode = ViewMode::CopyViews;
-  valueModel.valueSemantics = true;
-  BothModes out;
-  if (options.tier != Tier::Element) {
+SharedExecutables compileAnalysedShared(const Analysis& analysis, const ExecOptions& options, bool value,
+                                        const Analysis* placed) {
+  auto withOptions = [&](ViewMode mode, bool valueModel, bool placedProgram) {
+    ExecOptions o = options;
+    o.viewMode = mode;
+    o.valueSemantics = valueModel;
+    o.placedProgram = placedProgram;
+    return o;
+  };
+  const ExecOptions copyViews = withOptions(ViewMode::CopyViews, false, false);
+  const ExecOptions aliasViews = withOptions(ViewMode::AliasViews, false, false);
+  const ExecOptions valueModel = withOptions(ViewMode::CopyViews, true, false);
+  const ExecOptions placedCopy = withOptions(ViewMode::CopyViews, false, true);
+  const ExecOptions placedAlias = withOptions(ViewMode::AliasViews, false, true);
+  SharedExecutables out;
+  if (options.tier != Tier::Element) {  // separate compiles
     out.copyViews = compileAnalysed(analysis, copyViews);
     if (out.copyViews && out.copyViews->dependsOnViewMode()) out.aliasViews = compileAnalysed(analysis, aliasViews);
+    if (value) out.value = compileAnalysed(analysis, valueModel);
+    if (placed) {
+      out.placed = compileAnalysed(*placed, placedCopy);
+      if (*out.placed && (*out.placed)->dependsOnViewMode()) out.placedAlias = compileAnalysed(*placed, placedAlias);
+    }
     return out;
   }
   auto wrap = [](Result<std::shared_ptr<const ElementProgram>> r, const ExecOptions& o) {
@@ -66,10 +78,20 @@ BothModes compileAnalysedBothModes(const Analysis& analysis, const ExecOptions& 
     exe.impl = std::move(compiled);
     return Result<Executable>::success(std::move(exe));
   };
-  ElementPrograms programs = compileElementBothModes(analysis, copyViews, value);
+  ElementPrograms programs =
+      compileElementShared(analysis, copyViews, value, placed, placed ? sharedPrefix(analysis, *placed) : 0);
   out.copyViews = wrap(std::move(programs.copyViews), copyViews);
   if (programs.aliasViews) out.aliasViews = wrap(std::move(*programs.aliasViews), aliasViews);
-  if (programs.value) out.value = wrap(std::move(*programs.value), valueModel);
+  if (value) out.value = programs.value ? wrap(std::move(*programs.value), valueModel) : compileAnalysed(analysis, valueModel);
+  if (placed) {
+    if (!programs.placed) {  // not shared (the reference compile stopped before the fork)
+      ElementPrograms own = compileElementShared(*placed, placedCopy, false, nullptr, 0);
+      programs.placed = std::move(own.copyViews);
+      programs.placedAlias = std::move(own.aliasViews);
+    }
+    out.placed = wrap(std::move(*programs.placed), placedCopy);
+    if (programs.placedAlias) out.placedAlias = wrap(std::move(*programs.placedAlias), placedAlias);
+  }
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -521,54 +522,98 @@ TEST(OracleElement, ContiguousAndStridedOperandsAgree) {
   EXPECT_EQ(output(r, 2), output(r, 3));
 }
 
-// check() compiles a program's alias-views and value-model executables as continuations of
-// its copy-views compile (forked before the first node where they differ), and runEndings
-// reuses one run's state for several endings: all must give exactly what separate compiles
-// and runs give.
+// check() compiles a program's alias-views and value-model executables, and its placed
+// program's, as continuations of the program's copy-views compile (forked before the first
+// node where they differ), and runEndings reuses one run's state for several endings: all must
+// give exactly what separate compiles and runs give.
+void expectSameRuns(const Executable& shared, const Executable& separate, std::span<const Semantics> endings,
+                    std::uint64_t seed, const char* what) {
+  for (int set = 0; set < 2; ++set) {
+    std::vector<RunResult> a = runEndings(shared, endings, {seed, set}, false);
+    for (std::size_t k = 0; k < endings.size(); ++k) {
+      RunResult b = run(separate, endings[k], {seed, set});
+      EXPECT_EQ(a[k].placeholders, b.placeholders) << what << ", seed " << seed;
+      EXPECT_EQ(a[k].outputs, b.outputs) << what << ", seed " << seed;
+    }
+  }
+}
+
 TEST(OracleElement, SharedCompilesAndRunsMatchSeparateOnes) {
   gen::GenOptions options;
   options.maxNodes = 30;
   gen::Generator generator(options);
-  int forked = 0;
+  int aliasForks = 0, placedShared = 0;
+  const Semantics storage[] = {Semantics::Par, Semantics::Seq};
+  const Semantics value[] = {Semantics::Value};
+  const Semantics placedEnding[] = {Semantics::Placed};
   for (std::uint64_t seed = 0; seed < 60; ++seed) {
     gen::RandomChoices choices(seed);
     gen::Generated g = generator.generate(choices);
     SchemaTable schemas = schemasFor(g.program, generator.schemas());
+    const Placement placement = seed % 3 == 0 ? Placement::End : seed % 3 == 1 ? Placement::Early : Placement::Pr20744;
+    PlacedProgram placed = place(g.program, placement, schemas);
+    if (placed.failure) continue;
     const detail::Analysis analysis = detail::analyse(g.program, schemas);
-    detail::BothModes both = detail::compileAnalysedBothModes(analysis, ExecOptions{}, true);
-    if (!both.copyViews) continue;
-    forked += both.aliasViews.has_value();
+    const detail::Analysis placedAnalysis = detail::analyse(placed.program, schemas);
+    detail::SharedExecutables all = detail::compileAnalysedShared(analysis, ExecOptions{}, true, &placedAnalysis);
+    if (!all.copyViews) continue;
+    aliasForks += all.aliasViews.has_value();
+    placedShared += detail::sharedPrefix(analysis, placedAnalysis) > 0;
     ExecOptions valueOptions;
     valueOptions.valueSemantics = true;
-    Result<Executable> value = compile(g.program, schemas, valueOptions);
-    ASSERT_TRUE(both.value.has_value()) << "seed " << seed;
-    ASSERT_EQ(value.ok(), both.value->ok()) << "seed " << seed;
-    if (value) {
-      RunResult a = run(**both.value, Semantics::Value, {seed, 1});
-      RunResult b = run(*value, Semantics::Value, {seed, 1});
-      EXPECT_EQ(a.placeholders, b.placeholders) << "seed " << seed;
-      EXPECT_EQ(a.outputs, b.outputs) << "seed " << seed;
-    }
+    Result<Executable> separateValue = compile(g.program, schemas, valueOptions);
+    ASSERT_TRUE(all.value.has_value()) << "seed " << seed;
+    ASSERT_EQ(separateValue.ok(), all.value->ok()) << "seed " << seed;
+    if (separateValue) expectSameRuns(**all.value, *separateValue, value, seed, "F");
+    ASSERT_TRUE(all.placed.has_value()) << "seed " << seed;
     for (ViewMode mode : {ViewMode::CopyViews, ViewMode::AliasViews}) {
+      const bool alias = mode == ViewMode::AliasViews;
       ExecOptions o;
       o.viewMode = mode;
       Result<Executable> separate = compile(g.program, schemas, o);
-      const bool alias = mode == ViewMode::AliasViews && both.aliasViews;
-      ASSERT_EQ(separate.ok(), alias ? both.aliasViews->ok() : true) << "seed " << seed;
-      if (!separate) continue;
-      const Executable& shared = alias ? **both.aliasViews : *both.copyViews;
-      const Semantics endings[] = {Semantics::Par, Semantics::Seq};
-      for (int set = 0; set < 2; ++set) {
-        std::vector<RunResult> a = runEndings(shared, endings, {seed, set}, false);
-        for (std::size_t k = 0; k < 2; ++k) {
-          RunResult b = run(*separate, endings[k], {seed, set});
-          EXPECT_EQ(a[k].placeholders, b.placeholders) << "seed " << seed;
-          EXPECT_EQ(a[k].outputs, b.outputs) << "seed " << seed;
-        }
-      }
+      ASSERT_EQ(separate.ok(), alias && all.aliasViews ? all.aliasViews->ok() : true) << "seed " << seed;
+      if (separate) expectSameRuns(alias && all.aliasViews ? **all.aliasViews : *all.copyViews, *separate, storage, seed,
+                                   "reference");
+      o.placedProgram = true;
+      Result<Executable> separatePlaced = compile(placed.program, schemas, o);
+      const std::optional<Result<Executable>>& shared = alias && all.placedAlias ? all.placedAlias : all.placed;
+      ASSERT_EQ(separatePlaced.ok(), shared->ok()) << "seed " << seed;
+      if (separatePlaced) expectSameRuns(**shared, *separatePlaced, placedEnding, seed, "placed");
     }
   }
-  EXPECT_GT(forked, 5);
+  EXPECT_GT(aliasForks, 5);
+  EXPECT_GT(placedShared, 5);
+}
+
+// A node compiles alike in two programs only if what later nodes decide about it agrees too:
+// here the first program returns its view_copy (so it stays a copy in the alias-views mode)
+// and the second does not, so the compiles share only the placeholder, and the second's
+// alias-views executable is exactly its own.
+TEST(OracleElement, SharedPrefixStopsWhereLaterNodesDecide) {
+  const std::vector<std::string> inputs = {"x USER_INPUT i64[4]"};
+  const std::vector<std::string> nodes = {"v: \"i64[2, 2]\" = torch.ops.aten.view_copy.default(x, [2, 2])",
+                                          "w: \"i64[2, 2]\" = torch.ops.aten.add_.Tensor(v, 1)"};
+  Program returnsView = makeProgram(inputs, nodes, {"v USER_OUTPUT", "x USER_OUTPUT"});
+  Program returnsInput = makeProgram(inputs, nodes, {"x USER_OUTPUT", "w USER_OUTPUT"});
+  SchemaTable schemas = tableFor(returnsView);
+  const detail::Analysis a = detail::analyse(returnsView, schemas);
+  const detail::Analysis b = detail::analyse(returnsInput, schemas);
+  EXPECT_EQ(detail::sharedPrefix(a, b), 1u);
+  EXPECT_EQ(detail::sharedPrefix(a, a), returnsView.graph.nodes.size());
+  detail::SharedExecutables all = detail::compileAnalysedShared(a, ExecOptions{}, false, &b);
+  ASSERT_TRUE(all.placedAlias.has_value() && all.placedAlias->ok());
+  ExecOptions o;
+  o.viewMode = ViewMode::AliasViews;
+  o.placedProgram = true;
+  Result<Executable> separate = compile(returnsInput, schemas, o);
+  ASSERT_TRUE(separate.ok());
+  RunResult shared = run(**all.placedAlias, Semantics::Placed, {});
+  RunResult own = run(*separate, Semantics::Placed, {});
+  EXPECT_EQ(shared.outputs, own.outputs);
+  EXPECT_EQ(shared.placeholders, own.placeholders);
+  // Through the alias, x itself was incremented.
+  Values x = input("x", 4);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(output(own, 0)[i], x[i] + 1);
 }
 
 }  // namespace
