@@ -27,34 +27,6 @@ QualifiedName splitTarget(std::string_view target) {
   return q;
 }
 
-// Two alias annotations share a set (a return's set against an argument's sets, `*` matching
-// everything).
-bool sharesAliasSet(const AliasAnnotation& ret, const AliasAnnotation& arg) {
-  auto hit = [&](const std::string& set) {
-    if (set == "*") return true;
-    for (const std::string& a : arg.beforeSets)
-      if (a == set || a == "*") return true;
-    for (const std::string& a : arg.afterSets)
-      if (a == set || a == "*") return true;
-    return false;
-  };
-  for (const std::string& set : ret.beforeSets)
-    if (hit(set)) return true;
-  return false;
-}
-
-const AliasAnnotation* annotationOf(const SchemaType& type) {
-  if (type.alias) return &*type.alias;
-  if (type.containerAlias) return &*type.containerAlias;
-  return nullptr;
-}
-
-bool hasWriteArgument(const Schema& schema) {
-  for (const SchemaArgument& a : schema.arguments)
-    if (a.type.isWrite()) return true;
-  return false;
-}
-
 // Node name -> index over the graph being analysed.
 struct NodeName {
   const Graph* graph;
@@ -62,11 +34,6 @@ struct NodeName {
 };
 using NodeIndex = FlatNameIndex<NodeName>;
 
-NodeIndex indexNodes(const Graph& graph) {
-  NodeIndex index(NodeName{&graph}, graph.nodes.size());
-  for (std::size_t i = 0; i < graph.nodes.size(); ++i) index.insert(static_cast<NodeId>(i));
-  return index;
-}
 
 }  // namespace
 
@@ -131,12 +98,10 @@ class AliasBuilder {
       : graph_(program.graph),
         schemas_(schemas),
         options_(options),
-        index_(indexNodes(program.graph)),
+        index_(NodeName{&program.graph}, program.graph.nodes.size()),
         targetIndex_(TargetName{&targets_}, 16) {
     // Enough for a small program without regrowth; larger ones grow these once or twice.
     targets_.reserve(16);
-    returns_.reserve(16);
-    aliasArgs_.reserve(32);
     roots_.reserve(16);
     reads_.reserve(16);
     writes_.reserve(16);
@@ -152,30 +117,52 @@ class AliasBuilder {
     info_.rootPool_.reserve(n + n / 2);
     info_.readPool_.reserve(n * 2);
     info_.writePool_.reserve(n / 4);
-    for (std::size_t i = 0; i < n; ++i) visit(static_cast<NodeId>(i));
+    // Names enter the index as their nodes are visited, not all up front: a node's arguments
+    // are defined before it, mostly just before it, so their lookups hit slots the insertions
+    // have just brought into the cache. (A reference to a later node, which only an invalid
+    // program has, resolves to nothing.) The slot of the name kLookahead nodes ahead is
+    // prefetched, so the insertion's own miss is paid in the background.
+    constexpr std::size_t kLookahead = 8;
+    std::array<std::uint64_t, kLookahead> ahead{};
+    for (std::size_t i = 0; i < std::min(n, kLookahead); ++i) {
+      ahead[i] = hashName(graph_.nodes[i].name);
+      index_.prefetch(ahead[i]);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      // The nodes themselves are streamed from memory: a Node spans several cache lines and its
+      // arguments live elsewhere on the heap, which the hardware prefetchers do not follow.
+      if (i + 2 * kLookahead < n) prefetchNode(graph_.nodes[i + 2 * kLookahead]);
+      if (i + kLookahead < n) prefetchArgs(graph_.nodes[i + kLookahead]);
+      index_.insertHashed(static_cast<NodeId>(i), ahead[i % kLookahead]);
+      if (i + kLookahead < n) {
+        ahead[i % kLookahead] = hashName(graph_.nodes[i + kLookahead].name);
+        index_.prefetch(ahead[i % kLookahead]);
+      }
+      visit(static_cast<NodeId>(i));
+    }
     return std::move(info_);
   }
 
  private:
   NodeId resolve(std::string_view name) const { return index_.find(name); }
 
-  // What the analysis needs of a call's schema, derived once per (target, arity): targets
-  // repeat, a table lookup compares strings, and matching alias sets compares them too.
-  struct ReturnInfo {
-    bool tensor = false;
-    bool annotated = false;  // has an alias set: aliases the arguments in aliasArgs
-    bool matched = false;    // some argument declares that set
-    std::uint32_t argsBegin = 0, argsCount = 0;  // range in aliasArgs_
-  };
+  static void prefetchArgs(const Node& node) {
+    if (node.args.empty()) return;
+    const char* p = reinterpret_cast<const char*>(node.args.data());
+    const std::size_t bytes = node.args.size() * sizeof(Arg);
+    for (std::size_t line = 0; line < bytes && line < 4 * 64; line += 64) __builtin_prefetch(p + line);
+  }
+
+  // What the analysis needs of a call's target, once per (target, arity): targets repeat, and
+  // finding a schema hashes and compares the target. The schema's alias facts come from the
+  // table, derived when the schema entered it.
   struct TargetInfo {
     std::string_view target;
     std::size_t arity = 0;
     const Schema* schema = nullptr;
+    const SchemaAliasFacts* facts = nullptr;  // set with schema
     bool copyView = false;
-    bool inplaceKind = false;
     std::uint32_t next = kNoNode;  // the entry of the same target with another arity
-    std::uint32_t returnsBegin = 0;  // range in returns_ (schema->returns.size() entries)
-    std::uint32_t writesBegin = 0, writesCount = 0;  // written argument indices, in aliasArgs_
   };
   struct TargetName {
     const std::vector<TargetInfo>* targets;
@@ -192,33 +179,11 @@ class AliasBuilder {
     TargetInfo t;
     t.target = node.target;
     t.arity = arity;
-    t.schema = schemas_.find(node.target, arity);
-    if (const Schema* schema = t.schema) {
-      t.copyView = options_.copyViewsAlias && isCopyViewVariant(node.target) && !hasWriteArgument(*schema);
-      t.inplaceKind = schema->isInplaceKind();
-      t.returnsBegin = static_cast<std::uint32_t>(returns_.size());
-      for (const SchemaArgument& ret : schema->returns) {
-        ReturnInfo r;
-        r.tensor = ret.type.isTensor();
-        const AliasAnnotation* retAlias = annotationOf(ret.type);
-        r.annotated = r.tensor && retAlias && !retAlias->beforeSets.empty();
-        r.argsBegin = static_cast<std::uint32_t>(aliasArgs_.size());
-        if (r.annotated) {
-          for (std::size_t k = 0; k < schema->arguments.size(); ++k) {
-            const AliasAnnotation* argAlias = annotationOf(schema->arguments[k].type);
-            if (!argAlias || !sharesAliasSet(*retAlias, *argAlias)) continue;
-            r.matched = true;
-            aliasArgs_.push_back(static_cast<std::uint32_t>(k));
-          }
-        }
-        r.argsCount = static_cast<std::uint32_t>(aliasArgs_.size()) - r.argsBegin;
-        returns_.push_back(r);
-      }
-      t.writesBegin = static_cast<std::uint32_t>(aliasArgs_.size());
-      for (std::size_t k = 0; k < schema->arguments.size(); ++k)
-        if (schema->arguments[k].type.isWrite()) aliasArgs_.push_back(static_cast<std::uint32_t>(k));
-      t.writesCount = static_cast<std::uint32_t>(aliasArgs_.size()) - t.writesBegin;
-    }
+    const SchemaTable::Found found = schemas_.lookup(node.target, arity);
+    t.schema = found.schema;
+    t.facts = found.aliasFacts;
+    if (t.schema)
+      t.copyView = options_.copyViewsAlias && isCopyViewVariant(node.target) && t.facts->writtenArguments.empty();
     targets_.push_back(t);
     if (last == kNoNode)
       targetIndex_.insert(fresh);
@@ -412,7 +377,7 @@ class AliasBuilder {
       if (!k) return false;
       kwParam_.push_back(*k);
     }
-    if (target.inplaceKind) info_.nodes_[n].flags |= AliasInfo::kInplaceKind;
+    if (target.facts->inplaceKind) info_.nodes_[n].flags |= AliasInfo::kInplaceKind;
 
     std::optional<int> share;
     if (!node.meta.empty()) share = node.shareAllocArgIndex();
@@ -426,7 +391,7 @@ class AliasBuilder {
     const std::size_t returns = schema.returns.size();
     if (elementRoots_.size() < returns) elementRoots_.resize(returns);
     for (std::size_t ri = 0; ri < returns; ++ri) {
-      const ReturnInfo& ret = returns_[target.returnsBegin + ri];
+      const SchemaAliasFacts::Return& ret = target.facts->returns[ri];
       std::vector<RootId>& out = elementRoots_[ri];
       out.clear();
       if (!ret.tensor) continue;
@@ -434,8 +399,7 @@ class AliasBuilder {
       if (ret.annotated) {
         // An alias set no argument declares: say nothing precise about it.
         if (!ret.matched) return false;
-        for (std::uint32_t a = ret.argsBegin; a < ret.argsBegin + ret.argsCount; ++a)
-          forBound(aliasArgs_[a], positional, [&](NodeId v) { addRootsOf(v, out); });
+        for (std::uint32_t a : ret.aliasedArguments) forBound(a, positional, [&](NodeId v) { addRootsOf(v, out); });
         fresh = false;
       }
       if (target.copyView && arity > 0) {
@@ -461,8 +425,7 @@ class AliasBuilder {
     // Reads: every node used. Writes: arguments bound to `(a!)` (lists included) and the
     // storage a `_share_alloc_with_arg_idx` result lands in.
     accessesOf(refs_, reads_);
-    for (std::uint32_t a = target.writesBegin; a < target.writesBegin + target.writesCount; ++a)
-      forBound(aliasArgs_[a], positional, [&](NodeId v) { accessOf(v, writes_); });
+    for (std::uint32_t a : target.facts->writtenArguments) forBound(a, positional, [&](NodeId v) { accessOf(v, writes_); });
     if (share) accessesOf(shareRefs, writes_);
     finish(n, false);
     return true;
@@ -475,8 +438,6 @@ class AliasBuilder {
   NodeIndex index_;
   std::vector<TargetInfo> targets_;
   FlatNameIndex<TargetName> targetIndex_;  // target -> first entry in targets_
-  std::vector<ReturnInfo> returns_;
-  std::vector<std::uint32_t> aliasArgs_;
   // Scratch buffers, reused across nodes.
   std::vector<RootId> roots_;
   std::vector<RootAccess> reads_, writes_;

@@ -2,6 +2,7 @@
 #include "core/rewrite.h"
 
 #include <algorithm>
+#include <limits>
 #include <charconv>
 #include <set>
 #include <stdexcept>
@@ -47,24 +48,6 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
   const std::vector<OutputSpec>& outputs = program.signature.outputs;
   const std::size_t k = requests.size();
 
-  // Name and build every copy first, so names are fresh against the whole result. A placement
-  // may insert 10^4 copies into 10^6 nodes, so the input is scanned once: for the names a
-  // fresh copy name could collide with, and for the nodes whose type a copy takes. Fresh names
-  // follow freshName's sequence (copy_, copy__1, ...): names are only ever added, so each copy
-  // takes the first unused suffix after the previous one.
-  auto valueNameOf = [&](std::uint32_t r) { return std::string_view(outputs.at(requests[r].outputIndex).name); };
-  FlatNameIndex<decltype(valueNameOf)> valueIndex(valueNameOf, k);  // value name -> first request
-  for (std::size_t r = 0; r < k; ++r) valueIndex.insert(static_cast<std::uint32_t>(r));
-  std::vector<std::size_t> valueNode(k, in.nodes.size());  // by first request: first node with the name
-  std::vector<std::size_t> usedSuffixes;
-  for (std::size_t i = 0; i < in.nodes.size(); ++i) {
-    const std::string& name = in.nodes[i].name;
-    if (name.starts_with("copy_"))
-      if (std::optional<std::size_t> s = copyNameSuffix(name)) usedSuffixes.push_back(*s);
-    if (const std::uint32_t r = valueIndex.find(name); r != valueIndex.kNone && valueNode[r] == in.nodes.size())
-      valueNode[r] = i;
-  }
-  std::sort(usedSuffixes.begin(), usedSuffixes.end());
   const std::vector<InputSpec>& inputs = program.signature.inputs;
   auto targetOf = [&](std::uint32_t s) { return std::string_view(inputs[s].target); };
   auto nameOf = [&](std::uint32_t s) { return std::string_view(inputs[s].name); };
@@ -74,20 +57,12 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
     if (inputs[s].kind == InputKind::Buffer) buffers.insert(static_cast<std::uint32_t>(s));
     if (inputs[s].kind == InputKind::UserInput) userInputs.insert(static_cast<std::uint32_t>(s));
   }
-  std::size_t suffix = 0;  // 0: the bare base
-  auto used = usedSuffixes.begin();
-  auto nextName = [&]() {
-    for (;; ++suffix) {
-      while (used != usedSuffixes.end() && *used < suffix) ++used;
-      if (used != usedSuffixes.end() && *used == suffix) continue;
-      std::string name = suffix == 0 ? std::string("copy_") : "copy__" + std::to_string(suffix);
-      ++suffix;
-      return name;
-    }
-  };
 
+  // The copies, still without names or types: both depend on the whole input (a fresh name must
+  // not collide with any node, a copy takes its value's type), which the layout loop below
+  // visits anyway. A placement may insert 10^4 copies into 10^6 nodes, so the input is read in
+  // that one pass only.
   RewriteResult result;
-  result.copyNames.reserve(k);
   std::vector<Node> copies;
   copies.reserve(k);
   for (std::size_t r = 0; r < k; ++r) {
@@ -99,31 +74,34 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
     else if (spec.kind == OutputKind::UserInputMutation)
       target = userInputs.find(spec.target);
     if (target == kNoNode) throw std::logic_error("insertWriteBacks: unresolved mutation target " + spec.target);
+    if (req.afterNode >= in.nodes.size()) throw std::out_of_range("insertWriteBacks: anchor out of range");
     Node copy;
-    copy.name = nextName();
     copy.op = NodeOp::CallFunction;
     copy.target = "aten::copy_";
     copy.args = {Arg::ref(inputs[target].name), returned.at(req.outputIndex)};
-    if (std::size_t v = valueNode[valueIndex.find(spec.name)]; v < in.nodes.size()) copy.typeText = in.nodes[v].typeText;
-    result.copyNames.push_back(copy.name);
     copies.push_back(std::move(copy));
   }
 
   // Lay out the nodes: each input node, then the copies anchored after it (request order).
-  // Copies anchored at the output node go just before it.
+  // Copies anchored at the output node go just before it. On the way, note the names a fresh
+  // copy name could collide with and the first node named like each value.
   std::vector<std::size_t> byAnchor(k);
-  for (std::size_t r = 0; r < k; ++r) {
-    if (requests[r].afterNode >= in.nodes.size()) throw std::out_of_range("insertWriteBacks: anchor out of range");
-    byAnchor[r] = r;
-  }
+  for (std::size_t r = 0; r < k; ++r) byAnchor[r] = r;
   std::stable_sort(byAnchor.begin(), byAnchor.end(),
                    [&](std::size_t a, std::size_t b) { return requests[a].afterNode < requests[b].afterNode; });
+  std::vector<OutputSpec> specs = outputs;  // still the input's: `outputs` may be moved below
+  auto valueNameOf = [&](std::uint32_t r) { return std::string_view(specs.at(requests[r].outputIndex).name); };
+  FlatNameIndex<decltype(valueNameOf)> valueIndex(valueNameOf, k);  // value name -> first request
+  for (std::size_t r = 0; r < k; ++r) valueIndex.insert(static_cast<std::uint32_t>(r));
+  constexpr std::size_t kNotFound = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> valueNode(k, kNotFound);  // by first request: first node with the name
+  std::vector<std::size_t> usedSuffixes;
+
   Program& out = result.program;
-  // Everything but the nodes is moved or copied as is; the nodes are laid out below.
+  // Everything but the nodes is moved or copied as is.
   auto take = [&](auto& field) -> decltype(auto) {
     if constexpr (kConsume) return std::move(field); else return field;
   };
-  std::vector<OutputSpec> specs = outputs;
   out.signature = take(program.signature);
   out.schemas = take(program.schemas);
   out.submodules = take(program.submodules);
@@ -132,14 +110,45 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
   out.graph.nodes.reserve(in.nodes.size() + k);
   result.copyPositions.resize(k);
   auto next = byAnchor.begin();
+  constexpr std::size_t kLookahead = 8;  // the input is streamed: see AliasBuilder::run
   for (std::size_t i = 0; i < in.nodes.size(); ++i) {
-    const bool isOutput = in.nodes[i].isOutput();
+    if (i + kLookahead < in.nodes.size()) prefetchNode(in.nodes[i + kLookahead]);
+    const Node& node = in.nodes[i];
+    if (node.name.starts_with("copy_"))
+      if (std::optional<std::size_t> s = copyNameSuffix(node.name)) usedSuffixes.push_back(*s);
+    if (const std::uint32_t r = valueIndex.find(node.name); r != valueIndex.kNone && valueNode[r] == kNotFound)
+      valueNode[r] = out.graph.nodes.size();
+    const bool isOutput = node.isOutput();
     if (!isOutput) out.graph.nodes.push_back(take(in.nodes[i]));
     for (; next != byAnchor.end() && requests[*next].afterNode == i; ++next) {
       result.copyPositions[*next] = out.graph.nodes.size();
       out.graph.nodes.push_back(std::move(copies[*next]));
     }
     if (isOutput) out.graph.nodes.push_back(take(in.nodes[i]));
+  }
+
+  // Name the copies and give them their values' types. Fresh names follow freshName's sequence
+  // (copy_, copy__1, ...): names are only ever added, so each copy takes the first suffix unused
+  // after the previous copy's.
+  std::sort(usedSuffixes.begin(), usedSuffixes.end());
+  std::size_t suffix = 0;  // 0: the bare base
+  auto used = usedSuffixes.begin();
+  auto nextName = [&]() {
+    for (;; ++suffix) {
+      while (used != usedSuffixes.end() && *used < suffix) ++used;
+      if (used != usedSuffixes.end() && *used == suffix) continue;
+      std::string name = suffix == 0 ? std::string("copy_") : "copy__" + std::to_string(suffix);
+      ++suffix;
+      return name;
+    }
+  };
+  result.copyNames.reserve(k);
+  for (std::size_t r = 0; r < k; ++r) {
+    Node& copy = out.graph.nodes[result.copyPositions[r]];
+    copy.name = nextName();
+    if (std::size_t v = valueNode[valueIndex.find(specs.at(requests[r].outputIndex).name)]; v != kNotFound)
+      copy.typeText = out.graph.nodes[v].typeText;
+    result.copyNames.push_back(copy.name);
   }
 
   // Rewrite the returned tuple and the specs.

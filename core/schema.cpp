@@ -10,6 +10,7 @@
 #include <cctype>
 #include <charconv>
 #include <set>
+#include <stdexcept>
 
 namespace wb {
 
@@ -485,36 +486,139 @@ std::string formatSchema(const Schema& schema) {
 
 // ---------------------------------------------------------------------------------------------
 
+namespace {
+
+// A return's alias set shared with an argument's (`*` matches everything).
+bool sharesAliasSet(const AliasAnnotation& ret, const AliasAnnotation& arg) {
+  auto hit = [&](const std::string& set) {
+    if (set == "*") return true;
+    for (const std::string& a : arg.beforeSets)
+      if (a == set || a == "*") return true;
+    for (const std::string& a : arg.afterSets)
+      if (a == set || a == "*") return true;
+    return false;
+  };
+  for (const std::string& set : ret.beforeSets)
+    if (hit(set)) return true;
+  return false;
+}
+
+const AliasAnnotation* annotationOf(const SchemaType& type) {
+  if (type.alias) return &*type.alias;
+  if (type.containerAlias) return &*type.containerAlias;
+  return nullptr;
+}
+
+}  // namespace
+
+SchemaAliasFacts deriveAliasFacts(const Schema& schema) {
+  SchemaAliasFacts facts;
+  facts.inplaceKind = schema.isInplaceKind();
+  for (const SchemaArgument& ret : schema.returns) {
+    SchemaAliasFacts::Return r;
+    r.tensor = ret.type.isTensor();
+    const AliasAnnotation* retAlias = annotationOf(ret.type);
+    r.annotated = r.tensor && retAlias && !retAlias->beforeSets.empty();
+    if (r.annotated)
+      for (std::size_t k = 0; k < schema.arguments.size(); ++k) {
+        const AliasAnnotation* argAlias = annotationOf(schema.arguments[k].type);
+        if (!argAlias || !sharesAliasSet(*retAlias, *argAlias)) continue;
+        r.matched = true;
+        r.aliasedArguments.push_back(static_cast<std::uint32_t>(k));
+      }
+    facts.returns.push_back(std::move(r));
+  }
+  for (std::size_t k = 0; k < schema.arguments.size(); ++k)
+    if (schema.arguments[k].type.isWrite()) facts.writtenArguments.push_back(static_cast<std::uint32_t>(k));
+  return facts;
+}
+
+const SchemaTable::Entry* SchemaTable::entry(std::string_view key) const {
+  for (const Layer* layer = top_.get(); layer; layer = layer->below.get())
+    if (auto it = layer->index.find(key); it != layer->index.end()) return &it->second;
+  return nullptr;
+}
+
+bool SchemaTable::contains(std::string_view key) const { return entry(key) != nullptr; }
+
+std::vector<const Schema*> SchemaTable::all() const {
+  std::map<std::string_view, const Schema*> merged;  // the topmost layer's schema per key
+  for (const Layer* layer = top_.get(); layer; layer = layer->below.get())
+    for (const auto& [key, schema] : layer->byName) merged.emplace(key, &schema);
+  std::vector<const Schema*> out;
+  out.reserve(merged.size());
+  for (const auto& [key, schema] : merged) out.push_back(schema);
+  return out;
+}
+
+std::size_t SchemaTable::size() const {
+  if (top_ && !top_->below) return top_->byName.size();
+  return all().size();
+}
+
 const Schema* SchemaTable::find(std::string_view target, std::optional<std::size_t> positionalArgs) const {
-  if (auto it = byName.find(target); it != byName.end()) return &it->second;
+  return lookup(target, positionalArgs).schema;
+}
+
+SchemaTable::Found SchemaTable::lookup(std::string_view target, std::optional<std::size_t> positionalArgs) const {
+  auto found = [](const Entry* e) { return e ? Found{e->schema, &e->facts} : Found{}; };
+  if (const Entry* e = entry(target)) return found(e);
   // torch.library's explicit spelling of the default overload.
   if (target.ends_with(".default")) {
     std::string_view packet = target.substr(0, target.size() - std::string_view(".default").size());
-    if (auto it = byName.find(packet); it != byName.end()) return &it->second;
+    if (const Entry* e = entry(packet)) return found(e);
   }
-  // An overload packet ("aten::add"): the overloads are the keys "aten::add.<overload>".
+  // An overload packet ("aten::add"): the overloads are the keys "aten::add.<overload>", in
+  // any layer (each key once: entry() picks the topmost).
   std::string prefix = std::string(target) + ".";
-  std::vector<const Schema*> overloads;
-  for (auto it = byName.lower_bound(prefix); it != byName.end() && it->first.starts_with(prefix); ++it)
-    if (it->first.find('.', prefix.size()) == std::string::npos) overloads.push_back(&it->second);
-  if (overloads.size() == 1) return overloads.front();
-  if (overloads.empty() || !positionalArgs) return nullptr;
+  std::vector<std::string_view> overloads;
+  for (const Layer* layer = top_.get(); layer; layer = layer->below.get())
+    for (auto it = layer->byName.lower_bound(prefix); it != layer->byName.end() && it->first.starts_with(prefix); ++it)
+      if (it->first.find('.', prefix.size()) == std::string::npos) overloads.push_back(it->first);
+  std::sort(overloads.begin(), overloads.end());
+  overloads.erase(std::unique(overloads.begin(), overloads.end()), overloads.end());
+  if (overloads.size() == 1) return found(entry(overloads.front()));
+  if (overloads.empty() || !positionalArgs) return {};
   // Several overloads: among those whose positional arity fits, prefer one that writes
   // nothing (a call without `out=` is not the `.out` overload), then ATen's primary `.Tensor`,
   // then the alphabetically first, so the choice is deterministic.
-  const Schema* best = nullptr;
+  const Entry* best = nullptr;
   auto rank = [](const Schema* s) { return std::pair{s->isMutable() && !s->isInplaceKind(), s->overload != "Tensor"}; };
-  for (const Schema* s : overloads) {
-    auto [required, all] = positionalArity(*s);
-    if (*positionalArgs < required || *positionalArgs > all) continue;
-    if (!best || rank(s) < rank(best)) best = s;
+  for (std::string_view key : overloads) {
+    const Entry* e = entry(key);
+    auto [required, most] = positionalArity(*e->schema);
+    if (*positionalArgs < required || *positionalArgs > most) continue;
+    if (!best || rank(e->schema) < rank(best->schema)) best = e;
   }
-  return best;
+  return found(best);
 }
 
 void SchemaTable::add(Schema schema) {
+  // Lookups walk the layers, so a long chain (a table copied and extended over and over) is
+  // flattened into one layer.
+  constexpr std::size_t kMaxDepth = 4;
+  if (!top_) {
+    top_ = std::make_shared<Layer>();
+  } else if (top_.use_count() > 1) {
+    // Shared: the other tables keep what they had; this one grows a layer of its own.
+    auto layer = std::make_shared<Layer>();
+    layer->depth = top_->depth + 1;
+    layer->below = std::move(top_);
+    top_ = std::move(layer);
+    if (top_->depth > kMaxDepth) {
+      auto flat = std::make_shared<Layer>();
+      for (const Schema* s : all()) {
+        auto [it, inserted] = flat->byName.emplace(s->qualifiedName(), *s);
+        flat->index.emplace(it->first, Entry{&it->second, entry(it->first)->facts});
+      }
+      top_ = std::move(flat);
+    }
+  }
   std::string key = schema.qualifiedName();
-  byName.insert_or_assign(std::move(key), std::move(schema));
+  SchemaAliasFacts facts = deriveAliasFacts(schema);
+  // insert_or_assign keeps an existing node, so the index's key and pointer stay valid.
+  auto [it, inserted] = top_->byName.insert_or_assign(std::move(key), std::move(schema));
+  top_->index.insert_or_assign(it->first, Entry{&it->second, std::move(facts)});
 }
 
 std::vector<Diagnostic> SchemaTable::addAll(std::string_view text, std::string_view origin) {

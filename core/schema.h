@@ -7,10 +7,13 @@
 // what is here: which arguments are written, which results alias which arguments.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/diagnostics.h"
@@ -77,19 +80,68 @@ Result<Schema> parseSchema(std::string_view text, std::string_view origin = "<sc
 // "name.overload(args) -> returns" as PyTorch prints it, readable by parseSchema.
 std::string formatSchema(const Schema& schema);
 
-// A set of schemas keyed by normalised target.
-struct SchemaTable {
-  std::map<std::string, Schema, std::less<>> byName;  // key: qualifiedName()
+// What the alias analysis needs of a schema, derived from its annotations once, when the
+// schema enters a table: every analysis of every program would otherwise match alias sets
+// (strings) again for each target it meets.
+struct SchemaAliasFacts {
+  struct Return {
+    bool tensor = false;     // a Tensor return (single, optional or list)
+    bool annotated = false;  // it carries an alias set: it aliases the arguments below
+    bool matched = false;    // some argument declares that set
+    std::vector<std::uint32_t> aliasedArguments;  // arguments whose alias sets it shares
+  };
+  std::vector<Return> returns;                  // per schema return
+  std::vector<std::uint32_t> writtenArguments;  // arguments annotated `(a!)`, lists included
+  bool inplaceKind = false;                     // Schema::isInplaceKind()
+};
+SchemaAliasFacts deriveAliasFacts(const Schema& schema);
+
+// A set of schemas keyed by normalised target. A value type whose copies share their contents:
+// check() and the fuzzers make a table per program (the built-in 524 schemas plus the program's
+// own `Schemas:` lines), and a deep copy per program cost more than the check. Adding to a
+// table whose contents are shared starts a new layer over them instead of copying them; a
+// layer's schemas replace the same keys below it.
+class SchemaTable {
+ public:
+  // Number of distinct keys.
+  std::size_t size() const;
+  // A schema with this exact key (qualifiedName()) is present.
+  bool contains(std::string_view key) const;
+  // Every schema, ordered by key.
+  std::vector<const Schema*> all() const;
 
   // Finds the schema of a normalised target. "aten::view_copy" (an overload packet, as old
   // printouts write it) resolves to the default overload, or to the only overload there is,
   // or, when there are several, to the first whose positional arity fits `positionalArgs`
   // (if given).
   const Schema* find(std::string_view target, std::optional<std::size_t> positionalArgs = {}) const;
+  // find() with the schema's derived alias facts; both null when there is no schema.
+  struct Found {
+    const Schema* schema = nullptr;
+    const SchemaAliasFacts* aliasFacts = nullptr;
+  };
+  Found lookup(std::string_view target, std::optional<std::size_t> positionalArgs = {}) const;
   // Adds or replaces a schema.
   void add(Schema schema);
   // Parses and adds every non-blank, non-comment (`#`) line of `text`.
   std::vector<Diagnostic> addAll(std::string_view text, std::string_view origin);
+
+ private:
+  struct Entry {
+    const Schema* schema = nullptr;
+    SchemaAliasFacts facts;
+  };
+  struct Layer {
+    std::map<std::string, Schema, std::less<>> byName;  // key: qualifiedName()
+    // Exact key -> entry. A lookup in `byName` compares strings that share long prefixes
+    // ("aten::...") at every level of the tree; the analyses look targets up constantly.
+    std::unordered_map<std::string_view, Entry> index;
+    std::shared_ptr<const Layer> below;  // null for the bottom layer
+    std::size_t depth = 1;
+  };
+  // The top layer; shared by copies, changed in place only while this table alone holds it.
+  std::shared_ptr<Layer> top_;
+  const Entry* entry(std::string_view key) const;
 };
 
 // The built-in table (core/schemas.txt): every schema of executorch-semantics §9 and more.

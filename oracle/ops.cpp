@@ -521,8 +521,8 @@ SchemaTable withOracleSchemas(const SchemaTable& base) {
   SchemaTable supplement;
   supplement.addAll(kSupplement, "oracle/ops.cpp");
   SchemaTable merged = base;
-  for (auto& [name, schema] : supplement.byName)
-    if (!merged.byName.count(name)) merged.add(schema);
+  for (const Schema* schema : supplement.all())
+    if (!merged.contains(schema->qualifiedName())) merged.add(*schema);
   return merged;
 }
 

@@ -63,8 +63,8 @@ TEST(BuiltinSchemas, EveryLineParsesAndRoundTrips) {
 TEST(BuiltinSchemas, TableHasNoDuplicatesOrErrors) {
   SchemaTable table;
   EXPECT_TRUE(table.addAll(builtinSchemaText(), "core/schemas.txt").empty());
-  EXPECT_EQ(table.byName.size(), builtinLines().size()) << "a schema is listed twice";
-  EXPECT_EQ(builtinSchemas().byName.size(), table.byName.size());
+  EXPECT_EQ(table.size(), builtinLines().size()) << "a schema is listed twice";
+  EXPECT_EQ(builtinSchemas().size(), table.size());
 }
 
 TEST(BuiltinSchemas, CoversTheRequiredOps) {
@@ -84,7 +84,7 @@ TEST(BuiltinSchemas, CoversTheRequiredOps) {
         "llama::update_cache", "llama::update_cache.out", "dim_order_ops::_to_dim_order_copy",
         "dim_order_ops::_clone_dim_order", "quantized_decomposed::quantize_per_tensor",
         "quantized_decomposed::dequantize_per_tensor"}) {
-    EXPECT_NE(table.byName.find(name), table.byName.end()) << name;
+    EXPECT_TRUE(table.contains(name)) << name;
   }
 }
 
@@ -329,7 +329,7 @@ TEST(SchemaTable, AddReplacesAndAddAllReportsLines) {
   SchemaTable table;
   table.add(parseOk("my_ops::mystery(Tensor x) -> Tensor"));
   table.add(parseOk("my_ops::mystery(Tensor(a!) x) -> Tensor(a!)"));
-  ASSERT_EQ(table.byName.size(), 1u);
+  ASSERT_EQ(table.size(), 1u);
   EXPECT_TRUE(table.find("my_ops::mystery.default")->isMutable());
 
   auto errors = table.addAll("# comment\n\nmy_ops::a(Tensor x) -> Tensor\r\n  my_ops::b(Tensor x -> Tensor\n",
@@ -480,6 +480,71 @@ TEST(SchemaParser, EveryPrefixOfTheTableFailsCleanlyOrParses) {
       EXPECT_FALSE(r.errors[0].message.empty());
     }
   }
+}
+
+// Copies share their contents; adding to one starts a layer of its own (core/schema.h).
+TEST(SchemaTable, CopiesAreIndependentValues) {
+  const SchemaTable base = builtinSchemas();
+  SchemaTable extended = base;
+  ASSERT_FALSE(extended.contains("my_ops::mystery"));
+  ASSERT_EQ(extended.addAll("my_ops::mystery(Tensor(a!) x) -> Tensor(a!)", "test").size(), 0u);
+  EXPECT_TRUE(extended.contains("my_ops::mystery"));
+  EXPECT_FALSE(base.contains("my_ops::mystery"));
+  EXPECT_EQ(extended.size(), base.size() + 1);
+  EXPECT_EQ(extended.find("aten::add.Tensor"), base.find("aten::add.Tensor"));  // shared, not copied
+}
+
+TEST(SchemaTable, UpperLayerReplacesTheSameKey) {
+  const SchemaTable base = builtinSchemas();
+  SchemaTable over = base;
+  over.addAll("aten::relu(Tensor(a!) self) -> Tensor(a!)", "test");
+  const Schema* mine = over.find("aten::relu");
+  ASSERT_NE(mine, nullptr);
+  EXPECT_TRUE(mine->isMutable());
+  EXPECT_FALSE(base.find("aten::relu")->isMutable());
+  EXPECT_EQ(over.size(), base.size());
+  const SchemaTable::Found found = over.lookup("aten::relu");
+  ASSERT_NE(found.aliasFacts, nullptr);
+  EXPECT_EQ(found.aliasFacts->writtenArguments, std::vector<std::uint32_t>{0});
+}
+
+TEST(SchemaTable, PacketResolvesAcrossLayers) {
+  SchemaTable base;
+  base.addAll("my::op.one(Tensor x) -> Tensor", "test");
+  SchemaTable over = base;
+  EXPECT_EQ(over.find("my::op"), base.find("my::op.one"));  // the only overload
+  over.addAll("my::op.two(Tensor x, Tensor y) -> Tensor", "test");
+  EXPECT_EQ(over.find("my::op", 1), over.find("my::op.one"));
+  EXPECT_EQ(over.find("my::op", 2), over.find("my::op.two"));
+  EXPECT_EQ(base.find("my::op", 2), base.find("my::op.one"));  // still its only overload
+}
+
+TEST(SchemaTable, DeepChainsOfCopiesStayCorrect) {
+  SchemaTable table = builtinSchemas();
+  std::vector<SchemaTable> keep;  // every copy stays alive, so each add starts a new layer
+  for (int i = 0; i < 12; ++i) {
+    keep.push_back(table);
+    table.addAll("my::op" + std::to_string(i) + "(Tensor(a!) x) -> Tensor(a!)", "test");
+  }
+  for (int i = 0; i < 12; ++i) {
+    EXPECT_TRUE(table.contains("my::op" + std::to_string(i)));
+    EXPECT_FALSE(keep[static_cast<std::size_t>(i)].contains("my::op" + std::to_string(i)));
+  }
+  EXPECT_EQ(table.size(), builtinSchemas().size() + 12);
+  EXPECT_NE(table.lookup("my::op3").aliasFacts, nullptr);
+}
+
+TEST(SchemaAliasFacts, DerivedFromAnnotations) {
+  Result<Schema> s = parseSchema("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]");
+  ASSERT_TRUE(s);
+  const SchemaAliasFacts f = deriveAliasFacts(*s);
+  ASSERT_EQ(f.returns.size(), 1u);
+  EXPECT_TRUE(f.returns[0].annotated);
+  EXPECT_EQ(f.returns[0].aliasedArguments, std::vector<std::uint32_t>{0});
+  EXPECT_TRUE(f.writtenArguments.empty());
+  Result<Schema> e = parseSchema("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(deriveAliasFacts(*e).returns[0].aliasedArguments, std::vector<std::uint32_t>{0});
 }
 
 }  // namespace
