@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "core/ir.h"
+#include "core/name_index.h"
 #include "core/schema.h"
 
 namespace wb {
@@ -43,117 +44,6 @@ namespace wb {
 using NodeId = std::uint32_t;
 using RootId = NodeId;
 inline constexpr NodeId kNoNode = std::numeric_limits<NodeId>::max();
-
-// A hash of a name for the flat indices below (FNV-style multiply over 8-byte words, then a
-// final mix so the low bits, which pick the slot, depend on every byte). Only speed depends on
-// it: nothing iterates an index, so no result depends on hash order.
-inline std::uint64_t hashName(std::string_view s) {
-  constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
-  auto load64 = [](const char* p) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    return w;
-  };
-  auto load32 = [](const char* p) {
-    std::uint32_t w;
-    std::memcpy(&w, p, 4);
-    return std::uint64_t{w};
-  };
-  std::uint64_t h = s.size() * kMul;
-  const char* p = s.data();
-  std::size_t n = s.size();
-  for (; n > 8; p += 8, n -= 8) {
-    h = (h ^ load64(p)) * kMul;
-    h ^= h >> 29;
-  }
-  // The last 1 to 8 bytes in at most two loads (overlapping ones when the name is long enough):
-  // a byte-by-byte copy of the tail stalls on store forwarding, and most names are short.
-  std::uint64_t w = 0;
-  if (s.size() >= 8) w = load64(s.data() + s.size() - 8);
-  else if (n >= 4) w = (load32(p) << 32) | load32(p + n - 4);
-  else if (n > 0) w = (std::uint64_t{static_cast<unsigned char>(p[0])} << 16) |
-                      (std::uint64_t{static_cast<unsigned char>(p[n / 2])} << 8) | static_cast<unsigned char>(p[n - 1]);
-  h = (h ^ w) * kMul;
-  h ^= h >> 32;
-  h *= 0xD6E8FEB86659FD93ull;
-  h ^= h >> 32;
-  return h;
-}
-
-// Starts loading a node that a pass over the graph will reach soon. Passes over 10^6 nodes
-// stream them from memory; a Node spans several cache lines, which the hardware prefetchers do
-// not reliably follow.
-inline void prefetchNode(const Node& node) {
-  const char* p = reinterpret_cast<const char*>(&node);
-  for (std::size_t line = 0; line < sizeof(Node); line += 64) __builtin_prefetch(p + line);
-}
-
-// Name -> id: open addressing over one flat array of (32 bits of hash, id); the names stay
-// where they are and `keyOf(id)` fetches one, so an index over 10^6 node names is 8 bytes a
-// slot and compares a name only on a likely hit. Interning names once per analysis is what
-// keeps the analysis and the rewrite linear and allocation-poor.
-template <typename KeyOf>
-class FlatNameIndex {
- public:
-  explicit FlatNameIndex(KeyOf keyOf, std::size_t expected) : keyOf_(std::move(keyOf)) {
-    std::size_t capacity = 8;
-    while (capacity < expected * 2 + 2) capacity <<= 1;
-    slots_.assign(capacity, Slot{});
-    mask_ = capacity - 1;
-  }
-  // Adds keyOf(id) -> id unless the name is present (the first id stays). Returns the id the
-  // name maps to. The table grows as needed.
-  std::uint32_t insert(std::uint32_t id) { return insertHashed(id, hashName(keyOf_(id))); }
-  // insert() with the name's hashName() already computed (see prefetch()).
-  std::uint32_t insertHashed(std::uint32_t id, std::uint64_t h) {
-    if ((size_ + 1) * 2 > slots_.size()) grow();
-    const std::string_view name = keyOf_(id);
-    for (std::size_t at = h & mask_;; at = (at + 1) & mask_) {
-      Slot& s = slots_[at];
-      if (s.id == kNone) {
-        s = Slot{static_cast<std::uint32_t>(h >> 32), id};
-        ++size_;
-        return id;
-      }
-      if (s.hash == static_cast<std::uint32_t>(h >> 32) && keyOf_(s.id) == name) return s.id;
-    }
-  }
-  // Starts loading the slot a name with hash `h` lands in. On 10^6 names the slot array is far
-  // larger than the caches and every probe misses; hashing a name some steps ahead and
-  // prefetching its slot overlaps those misses with useful work.
-  void prefetch(std::uint64_t h) const { __builtin_prefetch(slots_.data() + (h & mask_)); }
-  // The id of `name`, or kNone.
-  std::uint32_t find(std::string_view name) const {
-    const std::uint64_t h = hashName(name);
-    for (std::size_t at = h & mask_;; at = (at + 1) & mask_) {
-      const Slot& s = slots_[at];
-      if (s.id == kNone) return kNone;
-      if (s.hash == static_cast<std::uint32_t>(h >> 32) && keyOf_(s.id) == name) return s.id;
-    }
-  }
-  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-
- private:
-  struct Slot {
-    std::uint32_t hash = 0;
-    std::uint32_t id = kNone;
-  };
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.size() * 2, Slot{});
-    mask_ = slots_.size() - 1;
-    for (const Slot& o : old) {
-      if (o.id == kNone) continue;
-      std::size_t at = hashName(keyOf_(o.id)) & mask_;
-      while (slots_[at].id != kNone) at = (at + 1) & mask_;
-      slots_[at] = o;
-    }
-  }
-  KeyOf keyOf_;
-  std::vector<Slot> slots_;
-  std::size_t mask_ = 0;
-  std::size_t size_ = 0;
-};
 
 // One storage access of a node: `root`, reached through the argument value `via` (a node).
 struct RootAccess {

@@ -552,8 +552,15 @@ std::vector<const Schema*> SchemaTable::all() const {
 }
 
 std::size_t SchemaTable::size() const {
-  if (top_ && !top_->below) return top_->byName.size();
-  return all().size();
+  std::size_t n = 0;
+  for (const Layer* layer = top_.get(); layer; layer = layer->below.get())
+    for (const auto& [key, schema] : layer->byName) {
+      bool shadowed = false;  // the same key in a layer above counts there
+      for (const Layer* above = top_.get(); above != layer && !shadowed; above = above->below.get())
+        shadowed = above->byName.count(key) > 0;
+      n += !shadowed;
+    }
+  return n;
 }
 
 const Schema* SchemaTable::find(std::string_view target, std::optional<std::size_t> positionalArgs) const {

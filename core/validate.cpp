@@ -1,6 +1,6 @@
 // core/validate.cpp: the structural checks of a Program (DESIGN §2), reported all at once.
 //
-// Cost is linear in the size of the program: node names go into one hash map, argument trees
+// Cost is linear in the size of the program: node names go into one flat index, argument trees
 // are walked with an explicit stack (bounded depth), and the signature is matched by position.
 #include "core/validate.h"
 
@@ -10,6 +10,8 @@
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+
+#include "core/name_index.h"
 
 namespace wb {
 namespace {
@@ -67,39 +69,67 @@ struct GraphFacts {
   bool outputIsLast = false;              // exactly one output node, and it is the last node
 };
 
+// Node name -> index of its first definition (the one uses resolve to).
+struct NodeName {
+  const std::vector<Node>* nodes;
+  std::string_view operator()(std::uint32_t id) const { return (*nodes)[id].name; }
+};
+using FirstDefinition = FlatNameIndex<NodeName>;
+
+// Which argument of a node is being checked, spelled out only for a diagnostic: a valid
+// program (every program check() and the fuzzers validate) produces no text at all.
+struct ArgumentRole {
+  const Node& node;
+  std::size_t index;
+  std::string_view scope;
+  std::size_t position;         // positional argument, unless `keyword` is set
+  const std::string* keyword;   // keyword argument name
+  std::string who() const { return describe(node, index, scope); }
+  std::string role() const {
+    return keyword ? "keyword argument " + quoted(*keyword) : "argument " + std::to_string(position);
+  }
+};
+
 // Walks one argument tree without recursion: checks every reference against the names defined
-// before `user`, every list against the length cap, and the nesting against the depth cap.
-void checkArgument(const Arg& root, std::size_t user, const std::string& who, std::string_view role,
-                   const std::unordered_map<std::string_view, std::size_t>& firstIndex,
-                   const ValidateLimits& limits, Reporter& report) {
-  std::vector<std::pair<const Arg*, std::size_t>> stack{{&root, 0}};
+// before the node, every list against the length cap, and the nesting against the depth cap.
+// `stack` is scratch space, reused across arguments.
+void checkArgument(const Arg& root, const ArgumentRole& at, const FirstDefinition& firstIndex,
+                   const ValidateLimits& limits, Reporter& report,
+                   std::vector<std::pair<const Arg*, std::size_t>>& stack) {
+  const std::size_t user = at.index;
+  auto checkRef = [&](const Arg& arg) {
+    const std::uint32_t def = firstIndex.find(arg.text);
+    if (def == FirstDefinition::kNone)
+      report.error(at.who() + " uses undefined value " + quoted(arg.text) + " in " + at.role());
+    else if (def == user)
+      report.error(at.who() + " uses itself in " + at.role());
+    else if (def > user)
+      report.error(at.who() + " uses " + quoted(arg.text) + " before its definition (node #" + std::to_string(def) +
+                   ") in " + at.role());
+  };
+  if (root.kind == Arg::Kind::Ref) return checkRef(root);  // most arguments: no walk
+  if (!root.isSequence()) return;
+  stack.clear();
+  stack.emplace_back(&root, 0);
   bool reportedLength = false, reportedDepth = false;
   while (!stack.empty()) {
     auto [arg, depth] = stack.back();
     stack.pop_back();
     if (arg->kind == Arg::Kind::Ref) {
-      auto it = firstIndex.find(arg->text);
-      if (it == firstIndex.end())
-        report.error(who + " uses undefined value " + quoted(arg->text) + " in " + std::string(role));
-      else if (it->second == user)
-        report.error(who + " uses itself in " + std::string(role));
-      else if (it->second > user)
-        report.error(who + " uses " + quoted(arg->text) + " before its definition (node #" +
-                     std::to_string(it->second) + ") in " + std::string(role));
+      checkRef(*arg);
       continue;
     }
     if (!arg->isSequence()) continue;
     if (arg->items.size() > limits.maxListLength) {
       if (!reportedLength)
-        report.error(who + " has a list of " + std::to_string(arg->items.size()) + " items in " +
-                     std::string(role) + " (the limit is " + std::to_string(limits.maxListLength) + ")");
+        report.error(at.who() + " has a list of " + std::to_string(arg->items.size()) + " items in " + at.role() +
+                     " (the limit is " + std::to_string(limits.maxListLength) + ")");
       reportedLength = true;
       continue;  // not walked: the program is rejected anyway
     }
     if (depth + 1 > limits.maxNesting) {
       if (!reportedDepth)
-        report.error(who + " nests lists more than " + std::to_string(limits.maxNesting) +
-                     " deep in " + std::string(role));
+        report.error(at.who() + " nests lists more than " + std::to_string(limits.maxNesting) + " deep in " + at.role());
       reportedDepth = true;
       continue;
     }
@@ -115,18 +145,21 @@ GraphFacts checkGraph(const Graph& graph, std::string_view scope, const Validate
   const std::vector<Node>& nodes = graph.nodes;
 
   // Names: empty and duplicate. The first definition of a name is the one uses resolve to.
-  std::unordered_map<std::string_view, std::size_t> firstIndex;
-  firstIndex.reserve(nodes.size());
+  if (nodes.size() >= FirstDefinition::kNone) {
+    report.error(prefix + "the graph has " + std::to_string(nodes.size()) + " nodes (too many)");
+    return facts;
+  }
+  FirstDefinition firstIndex(NodeName{&nodes}, nodes.size());
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const Node& node = nodes[i];
     if (node.name.empty()) {
       report.error(describe(node, i, scope) + " has an empty name");
       continue;
     }
-    auto [it, inserted] = firstIndex.emplace(node.name, i);
-    if (!inserted)
-      report.error(prefix + "duplicate node name " + quoted(node.name) + " (nodes #" +
-                   std::to_string(it->second) + " and #" + std::to_string(i) + ")");
+    const std::uint32_t first = firstIndex.insert(static_cast<std::uint32_t>(i));
+    if (first != i)
+      report.error(prefix + "duplicate node name " + quoted(node.name) + " (nodes #" + std::to_string(first) +
+                   " and #" + std::to_string(i) + ")");
   }
 
   // Placeholders first; exactly one output node, last.
@@ -157,40 +190,41 @@ GraphFacts checkGraph(const Graph& graph, std::string_view scope, const Validate
   facts.outputIsLast = outputs.size() == 1 && outputs[0] + 1 == nodes.size();
 
   // Per node: fields its op kind cannot carry, references, list sizes, share-alloc meta.
+  std::vector<std::pair<const Arg*, std::size_t>> stack;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const Node& node = nodes[i];
-    const std::string who = describe(node, i, scope);
+    auto who = [&] { return describe(node, i, scope); };
     switch (node.op) {
       case NodeOp::Placeholder:
       case NodeOp::GetAttr:
-        if (!node.args.empty() || !node.kwargs.empty()) report.error(who + " has arguments");
-        if (node.op == NodeOp::GetAttr && node.target.empty()) report.error(who + " has no attribute path");
+        if (!node.args.empty() || !node.kwargs.empty()) report.error(who() + " has arguments");
+        if (node.op == NodeOp::GetAttr && node.target.empty()) report.error(who() + " has no attribute path");
         break;
       case NodeOp::CallFunction:
       case NodeOp::CallModule:
-        if (node.target.empty()) report.error(who + " has no target");
+        if (node.target.empty()) report.error(who() + " has no target");
         break;
       case NodeOp::Output:
         if (node.args.size() != 1)
-          report.error(who + " must have exactly one argument (a tuple, a list or a single value), has " +
+          report.error(who() + " must have exactly one argument (a tuple, a list or a single value), has " +
                        std::to_string(node.args.size()));
-        if (!node.kwargs.empty()) report.error(who + " has keyword arguments");
+        if (!node.kwargs.empty()) report.error(who() + " has keyword arguments");
         break;
     }
     for (std::size_t a = 0; a < node.args.size(); ++a)
-      checkArgument(node.args[a], i, who, "argument " + std::to_string(a), firstIndex, limits, report);
+      checkArgument(node.args[a], ArgumentRole{node, i, scope, a, nullptr}, firstIndex, limits, report, stack);
     for (const auto& [key, value] : node.kwargs)
-      checkArgument(value, i, who, "keyword argument " + quoted(key), firstIndex, limits, report);
+      checkArgument(value, ArgumentRole{node, i, scope, 0, &key}, firstIndex, limits, report, stack);
 
     if (auto it = node.meta.find("_share_alloc_with_arg_idx"); it != node.meta.end()) {
       std::optional<int> k = node.shareAllocArgIndex();
       const std::string shown = "_share_alloc_with_arg_idx=" + it->second;
       if (!k)
-        report.error(who + " has " + shown + ", which is not a non-negative integer");
+        report.error(who() + " has " + shown + ", which is not a non-negative integer");
       else if (static_cast<std::size_t>(*k) >= node.args.size())
-        report.error(who + " has " + shown + " but only " + std::to_string(node.args.size()) + " argument(s)");
+        report.error(who() + " has " + shown + " but only " + std::to_string(node.args.size()) + " argument(s)");
       else if (!node.args[*k].isRef())
-        report.error(who + " has " + shown + " but argument " + std::to_string(*k) +
+        report.error(who() + " has " + shown + " but argument " + std::to_string(*k) +
                      " is not a node (the result would share its storage)");
     }
   }
