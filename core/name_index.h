@@ -96,8 +96,9 @@ class FlatNameIndex {
   // prefetching its slot overlaps those misses with useful work.
   void prefetch(std::uint64_t h) const { __builtin_prefetch(slots_.data() + (h & mask_)); }
   // The id of `name`, or kNone.
-  std::uint32_t find(std::string_view name) const {
-    const std::uint64_t h = hashName(name);
+  std::uint32_t find(std::string_view name) const { return findHashed(name, hashName(name)); }
+  // find() with hashName(name) already computed (one hash for lookups in several indices).
+  std::uint32_t findHashed(std::string_view name, std::uint64_t h) const {
     for (std::size_t at = h & mask_;; at = (at + 1) & mask_) {
       const Slot& s = slots_[at];
       if (s.id == kNone) return kNone;

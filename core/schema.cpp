@@ -534,8 +534,9 @@ SchemaAliasFacts deriveAliasFacts(const Schema& schema) {
 }
 
 const SchemaTable::Entry* SchemaTable::entry(std::string_view key) const {
+  const std::uint64_t h = hashName(key);
   for (const Layer* layer = top_.get(); layer; layer = layer->below.get())
-    if (auto it = layer->index.find(key); it != layer->index.end()) return &it->second;
+    if (const std::uint32_t id = layer->index.findHashed(key, h); id != layer->index.kNone) return &layer->entries[id];
   return nullptr;
 }
 
@@ -600,6 +601,20 @@ SchemaTable::Found SchemaTable::lookup(std::string_view target, std::optional<st
   return found(best);
 }
 
+void SchemaTable::insert(Layer& layer, Schema schema, const SchemaAliasFacts* facts) {
+  std::string key = schema.qualifiedName();
+  SchemaAliasFacts derived = facts ? *facts : deriveAliasFacts(schema);
+  // insert_or_assign keeps an existing node, so entry keys and schema pointers stay valid.
+  auto [it, inserted] = layer.byName.insert_or_assign(std::move(key), std::move(schema));
+  if (!inserted) {
+    Entry& e = layer.entries[layer.index.find(it->first)];
+    e.facts = std::move(derived);
+    return;
+  }
+  layer.entries.push_back(Entry{it->first, &it->second, std::move(derived)});
+  layer.index.insert(static_cast<std::uint32_t>(layer.entries.size() - 1));
+}
+
 void SchemaTable::add(Schema schema) {
   // Lookups walk the layers, so a long chain (a table copied and extended over and over) is
   // flattened into one layer.
@@ -614,18 +629,11 @@ void SchemaTable::add(Schema schema) {
     top_ = std::move(layer);
     if (top_->depth > kMaxDepth) {
       auto flat = std::make_shared<Layer>();
-      for (const Schema* s : all()) {
-        auto [it, inserted] = flat->byName.emplace(s->qualifiedName(), *s);
-        flat->index.emplace(it->first, Entry{&it->second, entry(it->first)->facts});
-      }
+      for (const Schema* s : all()) insert(*flat, *s, &entry(s->qualifiedName())->facts);
       top_ = std::move(flat);
     }
   }
-  std::string key = schema.qualifiedName();
-  SchemaAliasFacts facts = deriveAliasFacts(schema);
-  // insert_or_assign keeps an existing node, so the index's key and pointer stay valid.
-  auto [it, inserted] = top_->byName.insert_or_assign(std::move(key), std::move(schema));
-  top_->index.insert_or_assign(it->first, Entry{&it->second, std::move(facts)});
+  insert(*top_, std::move(schema), nullptr);
 }
 
 std::vector<Diagnostic> SchemaTable::addAll(std::string_view text, std::string_view origin) {

@@ -13,10 +13,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "core/diagnostics.h"
+#include "core/name_index.h"
 
 namespace wb {
 
@@ -128,20 +128,31 @@ class SchemaTable {
 
  private:
   struct Entry {
+    std::string_view key;  // the key in Layer::byName
     const Schema* schema = nullptr;
     SchemaAliasFacts facts;
   };
+  struct EntryKey {
+    const std::vector<Entry>* entries;
+    std::string_view operator()(std::uint32_t id) const { return (*entries)[id].key; }
+  };
+  // Layers live behind shared pointers and never move, so an index may point into its own.
   struct Layer {
     std::map<std::string, Schema, std::less<>> byName;  // key: qualifiedName()
     // Exact key -> entry. A lookup in `byName` compares strings that share long prefixes
     // ("aten::...") at every level of the tree; the analyses look targets up constantly.
-    std::unordered_map<std::string_view, Entry> index;
+    std::vector<Entry> entries;
+    FlatNameIndex<EntryKey> index{EntryKey{&entries}, 16};
     std::shared_ptr<const Layer> below;  // null for the bottom layer
     std::size_t depth = 1;
+    Layer() = default;
+    Layer(const Layer&) = delete;
+    Layer& operator=(const Layer&) = delete;
   };
   // The top layer; shared by copies, changed in place only while this table alone holds it.
   std::shared_ptr<Layer> top_;
   const Entry* entry(std::string_view key) const;
+  void insert(Layer& layer, Schema schema, const SchemaAliasFacts* facts);
 };
 
 // The built-in table (core/schemas.txt): every schema of executorch-semantics §9 and more.
