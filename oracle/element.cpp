@@ -3,9 +3,12 @@
 // Compilation does everything that does not depend on data: since shapes are static and
 // aliasing in a graph is static (which storage a value lives in, at which offset, with which
 // strides), every node's layout is fixed at compile time, every storage gets a fixed range of
-// one arena, and every read or write becomes a precomputed list of arena offsets. A run is then
-// a sequence of steps: gather operands into scratch buffers, compute, scatter the results.
-// Views cost nothing at run time in the storage model; they are layouts.
+// one arena, and every read or write becomes a precomputed run of arena offsets (a range when
+// contiguous, else a list in the program's offset pool). A run is then a sequence of steps,
+// plain records in one vector: read operands (contiguous ones in place, others gathered into
+// scratch), compute, scatter the results. Views cost nothing at run time in the storage model;
+// they are layouts. Compiles that agree up to some node (the view modes, F, a program and its
+// placed version) share the work up to it (ElementCompiler::compileShared).
 //
 // Element semantics:
 // - Every element is a 64-bit integer, whatever the dtype; arithmetic (add, sub, rsub, mul,
