@@ -5,11 +5,13 @@
 // parts of check() can be set against its whole:
 //   BM_Place        place(early) of the program: the placement's share (core/, not oracle/).
 //   BM_Compile      compiling the five executables of one check as check() does: one analysis
-//                   per program (reference and placed), shared by their compiles.
+//                   per program (reference and placed), shared by their compiles, and the
+//                   compiles sharing their common start (detail::compileAnalysedShared).
 //   BM_Analyse      the two analyses of one check (program and placed program): BM_Compile's
 //                   shared part.
 //   BM_CompilePublic  the same five executables through the public compile(), which analyses
-//                   the program for every compile (what a caller of compile() pays).
+//                   the program for every compile and shares nothing (what a caller of
+//                   compile() pays).
 //   BM_OracleRuns   one check's worth of interpretation on compiled programs: S_par + S_seq
 //                   (one run), F, and the placed program, in both view modes, compared; one
 //                   input set. This is the oracle's own cost, what a fuzzer pays per input set.
