@@ -136,7 +136,8 @@ bool ownSchemasParse(const Program& program) {
 const Context& context() {
   // The one process-wide object: libFuzzer's C interface gives a target no other place to keep
   // state between inputs. Immutable once built.
-  static const Context ctx{builtinSchemas(), gen::Generator(gen::GenOptions{}, builtinSchemas())};
+  static const Context ctx{builtinSchemas(), gen::Generator(gen::GenOptions{}, builtinSchemas()),
+                           oracle::withOracleSchemas(builtinSchemas())};
   return ctx;
 }
 
@@ -144,7 +145,7 @@ std::optional<Finding> checkProgram(const Program& program, const CheckScope& sc
   if (std::optional<Finding> f = guarded("round trip", [&] { return checkRoundTrip(program); })) return f;
   SchemaTable schemas;
   if (std::optional<Finding> f = guarded("schemasFor", [&]() -> std::optional<Finding> {
-        schemas = oracle::withOracleSchemas(schemasFor(program, context().builtins));
+        schemas = schemasFor(program, context().oracleBuiltins);
         return std::nullopt;
       }))
     return f;

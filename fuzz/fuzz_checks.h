@@ -31,6 +31,9 @@ struct Finding {
 struct Context {
   SchemaTable builtins;
   gen::Generator generator;
+  // builtins plus the schemas of the ops the oracle interprets (oracle::withOracleSchemas); a
+  // program's table is this plus its own `Schemas:` lines, which win.
+  SchemaTable oracleBuiltins;
 };
 const Context& context();
 
