@@ -112,11 +112,18 @@ class AliasBuilder {
 
   AliasInfo run() {
     const std::size_t n = graph_.nodes.size();
-    info_.nodes_.resize(n);
-    info_.rootSpan_.resize(n);
+    // Reserved and advised before they are first touched (see adviseHugePages).
+    info_.nodes_.reserve(n);
+    info_.rootSpan_.reserve(n);
     info_.rootPool_.reserve(n + n / 2);
     info_.readPool_.reserve(n * 2);
     info_.writePool_.reserve(n / 4);
+    adviseHugePages(info_.nodes_);
+    adviseHugePages(info_.rootSpan_);
+    adviseHugePages(info_.rootPool_);
+    adviseHugePages(info_.readPool_);
+    info_.nodes_.resize(n);
+    info_.rootSpan_.resize(n);
     // Names enter the index as their nodes are visited, not all up front: a node's arguments
     // are defined before it, mostly just before it, so their lookups hit slots the insertions
     // have just brought into the cache. (A reference to a later node, which only an invalid

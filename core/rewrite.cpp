@@ -108,6 +108,7 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
   out.rangeConstraints = take(program.rangeConstraints);
   out.signatureInferred = program.signatureInferred;
   out.graph.nodes.reserve(in.nodes.size() + k);
+  adviseHugePages(out.graph.nodes);
   result.copyPositions.resize(k);
   auto next = byAnchor.begin();
   constexpr std::size_t kLookahead = 8;  // the input is streamed: see AliasBuilder::run
