@@ -140,7 +140,9 @@ class AliasBuilder {
       // arguments live elsewhere on the heap, which the hardware prefetchers do not follow.
       if (i + 2 * kLookahead < n) prefetchNode(graph_.nodes[i + 2 * kLookahead]);
       if (i + kLookahead < n) prefetchArgs(graph_.nodes[i + kLookahead]);
-      index_.insertHashed(static_cast<NodeId>(i), ahead[i % kLookahead]);
+      // The node just before this one, if its name resolves to it (not a duplicate name).
+      previous_ = i > 0 && lastInserted_ == i - 1 ? static_cast<NodeId>(i - 1) : kNoNode;
+      lastInserted_ = index_.insertHashed(static_cast<NodeId>(i), ahead[i % kLookahead]);
       if (i + kLookahead < n) {
         ahead[i % kLookahead] = hashName(graph_.nodes[i + kLookahead].name);
         index_.prefetch(ahead[i % kLookahead]);
@@ -202,12 +204,19 @@ class AliasBuilder {
   // Every node referenced inside `arg`, in order (list and tuple arguments flattened).
   void collectRefs(const Arg& arg, std::vector<NodeId>& out) const {
     if (arg.kind == Arg::Kind::Ref) {
-      if (NodeId id = resolve(arg.text); id != kNoNode) out.push_back(id);
+      if (NodeId id = resolveUse(arg.text); id != kNoNode) out.push_back(id);
     } else if (arg.isSequence()) {
       forEachRef(arg, [&](const std::string& name) {
-        if (NodeId id = resolve(name); id != kNoNode) out.push_back(id);
+        if (NodeId id = resolveUse(name); id != kNoNode) out.push_back(id);
       });
     }
+  }
+
+  // resolve() for a use inside the node being visited. Most arguments name the node just
+  // before (chains of ops), which a comparison of two short names finds without hashing.
+  NodeId resolveUse(std::string_view name) const {
+    if (previous_ != kNoNode && graph_.nodes[previous_].name == name) return previous_;
+    return resolve(name);
   }
 
   // Every node the node uses into refs_, in order (args, then kwargs; lists flattened), each
@@ -443,6 +452,8 @@ class AliasBuilder {
   AliasOptions options_;
   AliasInfo info_;
   NodeIndex index_;
+  NodeId previous_ = kNoNode;      // see resolveUse
+  NodeId lastInserted_ = kNoNode;  // what the last inserted name maps to
   std::vector<TargetInfo> targets_;
   FlatNameIndex<TargetName> targetIndex_;  // target -> first entry in targets_
   // Scratch buffers, reused across nodes.
