@@ -2,8 +2,8 @@
 #include "core/rewrite.h"
 
 #include <algorithm>
-#include <limits>
 #include <charconv>
+#include <limits>
 #include <set>
 #include <stdexcept>
 #include <string_view>
