@@ -140,6 +140,25 @@ Compiled compileCaseShared(const Case& c) {
   return out;
 }
 
+// One check's worth of interpretation for one input set: F, then per view mode S_par and S_seq
+// (one run) and the placed program, compared as check() compares them. A mode whose
+// executables are those of the first (no `*_copy` views, shared compiles) is not run again.
+// Returns the number of differences.
+std::size_t runAndCompare(const Compiled& c, oracle::InputSet inputs) {
+  const oracle::Semantics endings[] = {oracle::Semantics::Par, oracle::Semantics::Seq};
+  std::size_t mismatches = 0;
+  oracle::RunResult value = oracle::run(c.value, oracle::Semantics::Value, inputs);
+  for (int m = 0; m < 2; ++m) {
+    if (m == 1 && c.reference[1].impl == c.reference[0].impl && c.placed[1].impl == c.placed[0].impl) break;
+    std::vector<oracle::RunResult> ref = oracle::runEndings(c.reference[m], endings, inputs);
+    oracle::RunResult placed = oracle::run(c.placed[m], oracle::Semantics::Placed, inputs);
+    mismatches += oracle::firstDifference(ref[0], placed).has_value();
+    mismatches += oracle::firstDifference(ref[0], ref[1]).has_value();
+    mismatches += oracle::firstDifference(ref[0], value).has_value();
+  }
+  return mismatches;
+}
+
 void BM_Place(benchmark::State& state) {
   std::vector<Case> all = cases();
   std::size_t i = 0;
@@ -155,20 +174,11 @@ void BM_OracleRuns(benchmark::State& state) {
   std::vector<Case> all = cases();
   std::vector<Compiled> compiled;
   for (const Case& c : all) compiled.push_back(compileCase(c));
-  const oracle::Semantics endings[] = {oracle::Semantics::Par, oracle::Semantics::Seq};
   std::size_t i = 0, mismatches = 0;
   std::uint64_t set = 0;
   for (auto _ : state) {
     const Compiled& c = compiled[i++ % compiled.size()];
-    const oracle::InputSet inputs{0, static_cast<int>(set++ & 7)};
-    oracle::RunResult value = oracle::run(c.value, oracle::Semantics::Value, inputs);
-    for (int m = 0; m < 2; ++m) {
-      std::vector<oracle::RunResult> ref = oracle::runEndings(c.reference[m], endings, inputs);
-      oracle::RunResult placed = oracle::run(c.placed[m], oracle::Semantics::Placed, inputs);
-      mismatches += oracle::firstDifference(ref[0], placed).has_value();
-      mismatches += oracle::firstDifference(ref[0], ref[1]).has_value();
-      mismatches += oracle::firstDifference(ref[0], value).has_value();
-    }
+    mismatches += runAndCompare(c, oracle::InputSet{0, static_cast<int>(set++ & 7)});
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
   state.counters["programs"] = static_cast<double>(compiled.size());
@@ -211,22 +221,11 @@ BENCHMARK(BM_CompilePublic);
 // set of runs, compared.
 void BM_CheckWithoutPlace(benchmark::State& state) {
   std::vector<Case> all = cases();
-  const oracle::Semantics endings[] = {oracle::Semantics::Par, oracle::Semantics::Seq};
   std::size_t i = 0, mismatches = 0;
   for (auto _ : state) {
     const Case& c = all[i++ % all.size()];
     mismatches += validate(c.program).size() + validate(c.placed).size();
-    Compiled e = compileCaseShared(c);
-    const oracle::InputSet inputs{0, 0};
-    oracle::RunResult value = oracle::run(e.value, oracle::Semantics::Value, inputs);
-    for (int m = 0; m < 2; ++m) {
-      if (m == 1 && e.reference[1].impl == e.reference[0].impl && e.placed[1].impl == e.placed[0].impl) break;
-      std::vector<oracle::RunResult> ref = oracle::runEndings(e.reference[m], endings, inputs);
-      oracle::RunResult placed = oracle::run(e.placed[m], oracle::Semantics::Placed, inputs);
-      mismatches += oracle::firstDifference(ref[0], placed).has_value();
-      mismatches += oracle::firstDifference(ref[0], ref[1]).has_value();
-      mismatches += oracle::firstDifference(ref[0], value).has_value();
-    }
+    mismatches += runAndCompare(compileCaseShared(c), oracle::InputSet{0, 0});
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
   benchmark::DoNotOptimize(mismatches);

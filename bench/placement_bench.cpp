@@ -191,43 +191,30 @@ void analysis(benchmark::State& state, Maker make) {
 // 32 MiB afresh on every call anyway (a 10^6-node program's node array is 200 MB), so without
 // the trim only the large sizes would pay for fresh pages, and sizes would not compare; with
 // it every size pays what a one-shot `wbcheck place` pays.
-void placeWith(benchmark::State& state, Maker make, Placement placement) {
+// `consume`: through place(Program&&), the caller handing its program over, so `early` moves
+// the nodes instead of copying them; the copy handed over is made outside the timing.
+void timePlace(benchmark::State& state, Maker make, Placement placement, bool consume) {
   const Program p = make(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
   const SchemaTable table = schemasFor(p, builtinSchemas());
   std::size_t copies = 0;
   PlacedProgram placed;
+  Program input;
   for (auto _ : state) {
     state.PauseTiming();
     placed = {};
     malloc_trim(0);
+    if (consume) input = p;
     state.ResumeTiming();
-    placed = place(p, placement, table);
+    placed = consume ? place(std::move(input), placement, table) : place(p, placement, table);
     copies = placed.copies.size();
     benchmark::DoNotOptimize(placed);
   }
   state.counters["copies"] = static_cast<double>(copies);
   state.SetComplexityN(state.range(0));
 }
-
-// The whole placement through place(Program&&): the caller hands its program over, so `early`
-// moves the nodes instead of copying them. The copy handed over is made outside the timing.
+void placeWith(benchmark::State& state, Maker make, Placement placement) { timePlace(state, make, placement, false); }
 void placeConsuming(benchmark::State& state, Maker make, Placement placement) {
-  const Program p = make(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
-  const SchemaTable table = schemasFor(p, builtinSchemas());
-  std::size_t copies = 0;
-  PlacedProgram placed;
-  for (auto _ : state) {
-    state.PauseTiming();
-    placed = {};  // freed outside the timing, as in placeWith
-    malloc_trim(0);
-    Program input = p;
-    state.ResumeTiming();
-    placed = place(std::move(input), placement, table);
-    copies = placed.copies.size();
-    benchmark::DoNotOptimize(placed);
-  }
-  state.counters["copies"] = static_cast<double>(copies);
-  state.SetComplexityN(state.range(0));
+  timePlace(state, make, placement, true);
 }
 
 // The whole `early` placement on 10^6 nodes / 10^4 buffers (target: under 1 s), by const&

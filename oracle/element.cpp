@@ -131,6 +131,15 @@ std::int64_t numelOf(const Shape& shape) {
   return n;
 }
 
+// The next index of a row-major walk over `sizes` (the last dimension fastest); past the last
+// element it wraps to all zeros.
+void advanceRowMajor(Shape& idx, const Shape& sizes) {
+  for (std::size_t d = idx.size(); d-- > 0;) {
+    if (++idx[d] < sizes[d]) return;
+    idx[d] = 0;
+  }
+}
+
 Shape contiguousStrides(const Shape& sizes) {
   Shape strides(sizes.size(), 1);
   for (std::size_t i = sizes.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<std::int64_t>(sizes[i], 1);
@@ -1822,10 +1831,7 @@ class ElementCompiler {
       std::int64_t o = 0;
       for (std::size_t d = 0; d < rank; ++d) o += idx[d] * outStrides[d];
       out_.offsets[mapAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(o);
-      for (std::size_t d = rank; d-- > 0;) {
-        if (++idx[d] < self.sizes[d]) break;
-        idx[d] = 0;
-      }
+      advanceRowMajor(idx, self.sizes);
     }
     std::int64_t outN = numelOf(shape);
     std::int64_t count = outN == 0 ? 0 : n / std::max<std::int64_t>(outN, 1);
@@ -1894,10 +1900,7 @@ class ElementCompiler {
       }
       out_.offsets[baseAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(base);
       out_.offsets[iAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(ip);
-      for (std::size_t r = R.size(); r-- > 0;) {
-        if (++idx[r] < R[r]) break;
-        idx[r] = 0;
-      }
+      advanceRowMajor(idx, R);
     }
     ins_.clear();
     ins_.push_back(operandOwnShape(call.arg("self"), "self"));
@@ -1949,10 +1952,7 @@ class ElementCompiler {
         if (j != d) base += idx[j] * cs[j];
       out_.offsets[baseAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(base);
       out_.offsets[coordAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(iterShape.empty() ? 0 : idx[d]);
-      for (std::size_t j = iterShape.size(); j-- > 0;) {
-        if (++idx[j] < iterShape[j]) break;
-        idx[j] = 0;
-      }
+      advanceRowMajor(idx, iterShape);
     }
     ins_.clear();
     ins_.push_back(operandOwnShape(call.arg("self"), "self"));
@@ -2006,10 +2006,7 @@ class ElementCompiler {
       }
       out_.offsets[baseAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(base);
       out_.offsets[srcAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(sp);
-      for (std::size_t j = X.size(); j-- > 0;) {
-        if (++idx[j] < X[j]) break;
-        idx[j] = 0;
-      }
+      advanceRowMajor(idx, X);
     }
     ins_.clear();
     ins_.push_back(operandOwnShape(call.arg("self"), "self"));
@@ -2147,10 +2144,7 @@ class ElementCompiler {
       for (std::size_t d = 0; d < idx.size(); ++d) pos += idx[d] * l.strides[d];
       if (pos < 0 || pos >= total) fail("internal: piece outside the output");
       out_.offsets[span.at + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(pos);
-      for (std::size_t d = idx.size(); d-- > 0;) {
-        if (++idx[d] < l.sizes[d]) break;
-        idx[d] = 0;
-      }
+      advanceRowMajor(idx, l.sizes);
     }
     return span;
   }
