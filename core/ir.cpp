@@ -1,9 +1,11 @@
 // core/ir.cpp: small helpers of the program model.
 #include "core/ir.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 namespace wb {
 
@@ -139,7 +141,7 @@ Node Node::getAttr(std::string name) {
 
 Node Node::call(std::string name, std::string target, std::vector<Arg> args,
                 std::vector<std::pair<std::string, Arg>> kwargs, std::string type,
-                std::map<std::string, std::string> meta) {
+                NodeMeta meta) {
   Node n;
   n.name = std::move(name);
   n.op = NodeOp::CallFunction;
@@ -158,6 +160,29 @@ Node Node::output(std::vector<Arg> values) {
   n.target = "output";
   n.args = {Arg::tuple(std::move(values))};
   return n;
+}
+
+NodeMeta::NodeMeta(std::initializer_list<Entry> entries) {
+  for (const Entry& e : entries) (*this)[e.first] = e.second;
+}
+
+NodeMeta::const_iterator NodeMeta::find(std::string_view key) const {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
+                             [](const Entry& e, std::string_view k) { return e.first < k; });
+  return it != entries_.end() && it->first == key ? it : entries_.end();
+}
+
+const std::string& NodeMeta::at(std::string_view key) const {
+  const_iterator it = find(key);
+  if (it == end()) throw std::out_of_range("NodeMeta::at: no key " + std::string(key));
+  return it->second;
+}
+
+std::string& NodeMeta::operator[](std::string_view key) {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
+                             [](const Entry& e, std::string_view k) { return e.first < k; });
+  if (it == entries_.end() || it->first != key) it = entries_.insert(it, Entry{std::string(key), std::string()});
+  return it->second;
 }
 
 std::optional<int> Node::shareAllocArgIndex() const {

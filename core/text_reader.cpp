@@ -502,8 +502,8 @@ class ProgramReader {
   }
 
   // `# meta: key=value, key=value`; any other comment is ignored.
-  std::map<std::string, std::string> parseMeta(std::string_view comment, Pos pos) const {
-    std::map<std::string, std::string> meta;
+  NodeMeta parseMeta(std::string_view comment, Pos pos) const {
+    NodeMeta meta;
     std::string_view text = trim(comment);
     if (!startsWith(text, "meta:")) return meta;
     text = trim(text.substr(5));

@@ -173,7 +173,7 @@ namespace {
 
 std::string quoteType(std::string_view typeText) { return text::quoteWith(typeText, '"'); }
 
-std::string formatMeta(const std::map<std::string, std::string>& meta) {
+std::string formatMeta(const NodeMeta& meta) {
   if (meta.empty()) return "";
   std::string out = "  # meta: ";
   bool first = true;

@@ -951,7 +951,7 @@ class Session {
     const TensorType t = vals_[*a].type;
     const std::string aName = vals_[*a].name;
     std::string n;
-    std::map<std::string, std::string> meta;
+    NodeMeta meta;
     if (realistic()) {  // annotation-only reinplace of an extra op without an in-place form
       meta["_share_alloc_with_arg_idx"] = "0";
       n = pb_.call("wbgen::scaled", {Arg::ref(aName), Arg::ofInt(2)}, {}, t, meta);

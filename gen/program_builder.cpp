@@ -162,7 +162,7 @@ bool ProgramBuilder::hasSchema(std::string_view target) const {
 
 std::string ProgramBuilder::call(const std::string& target, std::vector<Arg> args, Kwargs kwargs,
                                  std::optional<TensorType> type,
-                                 std::map<std::string, std::string> meta) {
+                                 NodeMeta meta) {
   declareIfNeeded(target);
   Node node;
   node.name = freshName(baseNameOfTarget(target));

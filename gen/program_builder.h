@@ -52,7 +52,7 @@ class ProgramBuilder {
   // A call_function node named after its target; `type` becomes the annotation.
   std::string call(const std::string& target, std::vector<Arg> args, Kwargs kwargs = {},
                    std::optional<TensorType> type = std::nullopt,
-                   std::map<std::string, std::string> meta = {});
+                   NodeMeta meta = {});
   std::string getAttr(const std::string& attribute);
   std::string getitem(const std::string& of, std::int64_t index, std::optional<TensorType> type);
 

@@ -42,7 +42,7 @@ struct Builder {
     return *this;
   }
   Builder& call(const std::string& name, const std::string& target, std::vector<Arg> args,
-                std::vector<std::pair<std::string, Arg>> kwargs = {}, std::map<std::string, std::string> meta = {}) {
+                std::vector<std::pair<std::string, Arg>> kwargs = {}, NodeMeta meta = {}) {
     program.graph.nodes.push_back(Node::call(name, target, std::move(args), std::move(kwargs), {}, std::move(meta)));
     return *this;
   }

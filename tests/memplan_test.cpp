@@ -35,7 +35,7 @@ class Sketch {
     return input(std::move(name), std::move(type), InputKind::Buffer, std::move(fqn));
   }
   Sketch& call(std::string name, std::string target, std::vector<Arg> args, std::string type = {},
-               std::map<std::string, std::string> meta = {}) {
+               NodeMeta meta = {}) {
     program_.graph.nodes.push_back(
         Node::call(std::move(name), std::move(target), std::move(args), {}, std::move(type), std::move(meta)));
     return *this;

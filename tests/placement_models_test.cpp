@@ -58,7 +58,7 @@ struct Builder {
     return *this;
   }
   Builder& call(const std::string& name, const std::string& target, std::vector<Arg> args,
-                const std::string& type = "f32[4]", std::map<std::string, std::string> meta = {}) {
+                const std::string& type = "f32[4]", NodeMeta meta = {}) {
     program.graph.nodes.push_back(Node::call(name, target, std::move(args), {}, type, std::move(meta)));
     return *this;
   }
