@@ -118,7 +118,7 @@ PlacedProgram placeEnd(const Program& program, const SchemaTable& schemas) {
     return placed;
   }
   std::vector<CopyInsertion> requests;
-  for (const WriteBack& w : selection.writeBacks) requests.push_back({w.outputIndex, aliases.outputNode()});
+  for (const WriteBack& w : selection.writeBacks) requests.push_back({w.outputIndex, aliases.outputNode(), w.value});
   RewriteResult rewritten = insertWriteBacks(program, requests, OutputOrder::KeepPositions);
   for (std::size_t r = 0; r < requests.size(); ++r) {
     const WriteBack& w = selection.writeBacks[r];

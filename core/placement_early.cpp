@@ -461,7 +461,10 @@ PlacedProgram placeEarlyImpl(std::conditional_t<kConsume, Program&, const Progra
   for (const EarlyPlan::Copy& c : plan.copies) {
     const std::size_t clonesUpTo = static_cast<std::size_t>(
         std::upper_bound(cloneAnchors.begin(), cloneAnchors.end(), c.afterNode) - cloneAnchors.begin());
-    requests.push_back({c.writeBack.outputIndex, c.afterNode + clonesUpTo});
+    // Without clones, node ids are those of the input, so the value's node is known.
+    std::optional<std::size_t> valueNode;
+    if (plan.clones.empty()) valueNode = c.writeBack.value;
+    requests.push_back({c.writeBack.outputIndex, c.afterNode + clonesUpTo, valueNode});
   }
   RewriteResult rewritten = plan.clones.empty() ? insertWriteBacks(take(program), requests, OutputOrder::KeepPositions)
                                                 : insertWriteBacks(std::move(staged), requests, OutputOrder::KeepPositions);

@@ -320,7 +320,7 @@ PlacedProgram realise(const Program& program, const Selection& selection, const 
     scratch.signature.outputs[out].target = placeholder;
     for (InputSpec& in : scratch.signature.inputs)
       if (in.name == placeholder) in.kind = InputKind::UserInput;
-    requests.push_back({out, copy.afterNode});
+    requests.push_back({out, copy.afterNode, copy.writeBack.valueNode});
   }
   RewriteResult rewritten = insertWriteBacks(scratch, requests, order);
   Program& result = rewritten.program;

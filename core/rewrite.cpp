@@ -65,6 +65,7 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
   RewriteResult result;
   std::vector<Node> copies;
   copies.reserve(k);
+  std::size_t unhinted = 0;  // requests whose value node the caller did not give
   for (std::size_t r = 0; r < k; ++r) {
     const CopyInsertion& req = requests[r];
     const OutputSpec& spec = outputs.at(req.outputIndex);
@@ -79,6 +80,11 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
     copy.op = NodeOp::CallFunction;
     copy.target = "aten::copy_";
     copy.args = {Arg::ref(inputs[target].name), returned.at(req.outputIndex)};
+    if (req.valueNode && *req.valueNode < in.nodes.size() &&
+        in.nodes[*req.valueNode].name == outputs.at(req.outputIndex).name)
+      copy.typeText = in.nodes[*req.valueNode].typeText;
+    else
+      ++unhinted;
     copies.push_back(std::move(copy));
   }
 
@@ -117,8 +123,9 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
     const Node& node = in.nodes[i];
     if (node.name.starts_with("copy_"))
       if (std::optional<std::size_t> s = copyNameSuffix(node.name)) usedSuffixes.push_back(*s);
-    if (const std::uint32_t r = valueIndex.find(node.name); r != valueIndex.kNone && valueNode[r] == kNotFound)
-      valueNode[r] = out.graph.nodes.size();
+    if (unhinted > 0)
+      if (const std::uint32_t r = valueIndex.find(node.name); r != valueIndex.kNone && valueNode[r] == kNotFound)
+        valueNode[r] = out.graph.nodes.size();
     const bool isOutput = node.isOutput();
     if (!isOutput) out.graph.nodes.push_back(take(in.nodes[i]));
     for (; next != byAnchor.end() && requests[*next].afterNode == i; ++next) {
@@ -147,8 +154,9 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
   for (std::size_t r = 0; r < k; ++r) {
     Node& copy = out.graph.nodes[result.copyPositions[r]];
     copy.name = nextName();
-    if (std::size_t v = valueNode[valueIndex.find(specs.at(requests[r].outputIndex).name)]; v != kNotFound)
-      copy.typeText = out.graph.nodes[v].typeText;
+    if (unhinted > 0 && copy.typeText.empty())
+      if (std::size_t v = valueNode[valueIndex.find(specs.at(requests[r].outputIndex).name)]; v != kNotFound)
+        copy.typeText = out.graph.nodes[v].typeText;
     result.copyNames.push_back(copy.name);
   }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ struct CopyInsertion {
   // Copies anchored at the same node appear in the order of the request vector.
   // Use the output node's index for "just before the output node".
   std::size_t afterNode = 0;
+  // The input node the copied value names, if the caller knows it: the copy takes its type.
+  // Without it (or if that node is not named like the value) the rewrite looks the value up
+  // by name, which costs a lookup per input node.
+  std::optional<std::size_t> valueNode;
 };
 
 enum class OutputOrder {
