@@ -1,5 +1,6 @@
 // cli/place_cmd.cpp: `wbcheck place FILE [--placement P] [--explain] [--json]`.
 #include <iostream>
+#include <utility>
 
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -30,7 +31,9 @@ int runPlace(const PlaceOptions& options, const std::vector<std::string>& argv) 
   }
   std::optional<LoadedProgram> loaded = loadProgram(options.file);
   if (!loaded) return kInputError;
-  PlacedProgram placed = place(loaded->program, *placement, loaded->schemas);
+  // The command has no further use for the program it read: hand it over, so `early` moves
+  // its nodes into the placed program instead of copying them.
+  PlacedProgram placed = place(std::move(loaded->program), *placement, loaded->schemas);
 
   if (options.json) {
     nlohmann::json out = provenance(argv);
