@@ -33,9 +33,13 @@ struct Arg {
   };
 
   Kind kind = Kind::None;
-  bool boolean = false;
-  std::int64_t integer = 0;
-  double real = 0.0;
+  // The scalar of a Bool, Int or Float argument; read only the member its kind names. One
+  // union, because every node's arguments are copied and read by passes over 10^6 nodes.
+  union {
+    std::int64_t integer = 0;
+    bool boolean;
+    double real;
+  };
   std::string text;
   std::vector<Arg> items;
 
