@@ -171,6 +171,7 @@ class AliasBuilder {
     const Schema* schema = nullptr;
     const SchemaAliasFacts* facts = nullptr;  // set with schema
     bool copyView = false;
+    bool getitem = false;  // operator.getitem: a projection, whatever its schema
     std::uint32_t next = kNoNode;  // the entry of the same target with another arity
   };
   struct TargetName {
@@ -188,6 +189,7 @@ class AliasBuilder {
     TargetInfo t;
     t.target = node.target;
     t.arity = arity;
+    t.getitem = node.target == "operator.getitem";
     const SchemaTable::Found found = schemas_.lookup(node.target, arity);
     t.schema = found.schema;
     t.facts = found.aliasFacts;
@@ -215,7 +217,7 @@ class AliasBuilder {
   // resolve() for a use inside the node being visited. Most arguments name the node just
   // before (chains of ops), which a comparison of two short names finds without hashing.
   NodeId resolveUse(std::string_view name) const {
-    if (previous_ != kNoNode && graph_.nodes[previous_].name == name) return previous_;
+    if (previous_ != kNoNode && sameName(graph_.nodes[previous_].name, name)) return previous_;
     return resolve(name);
   }
 
@@ -339,13 +341,13 @@ class AliasBuilder {
         break;
     }
 
-    if (node.target == "operator.getitem") {
+    const TargetInfo& target = targetInfo(node);
+    if (target.getitem) {
       if (!node.args.empty() && node.args[0].isRef()) info_.nodes_[n].firstArg = resolve(node.args[0].text);
       getitem(n, node);
       return;
     }
     gatherRefs(n, node);
-    const TargetInfo& target = targetInfo(node);
     if (!target.schema || !precise(n, node, target)) conservative(n, node);
   }
 

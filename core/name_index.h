@@ -57,6 +57,32 @@ inline std::uint64_t hashName(std::string_view s) {
   return h;
 }
 
+// a == b for names, inline: most names are a few bytes long, and the library memcmp behind
+// string_view's == is a call whose set-up costs more than the comparison. Loads stay inside
+// both strings: two overlapping words for 8 bytes or more, two overlapping halves below.
+inline bool sameName(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size();
+  if (n != b.size()) return false;
+  auto load64 = [](const char* p) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    return w;
+  };
+  auto load32 = [](const char* p) {
+    std::uint32_t w;
+    std::memcpy(&w, p, 4);
+    return w;
+  };
+  const char* x = a.data();
+  const char* y = b.data();
+  if (n > 16) return std::memcmp(x, y, n) == 0;
+  if (n >= 8) return load64(x) == load64(y) && load64(x + n - 8) == load64(y + n - 8);
+  if (n >= 4) return load32(x) == load32(y) && load32(x + n - 4) == load32(y + n - 4);
+  for (std::size_t i = 0; i < n; ++i)
+    if (x[i] != y[i]) return false;
+  return true;
+}
+
 // Starts loading a node that a pass over the graph will reach soon. Passes over 10^6 nodes
 // stream them from memory; a Node spans several cache lines, which the hardware prefetchers do
 // not reliably follow.
@@ -109,7 +135,7 @@ class FlatNameIndex {
         ++size_;
         return id;
       }
-      if (s.hash == static_cast<std::uint32_t>(h >> 32) && keyOf_(s.id) == name) return s.id;
+      if (s.hash == static_cast<std::uint32_t>(h >> 32) && sameName(keyOf_(s.id), name)) return s.id;
     }
   }
   // Starts loading the slot a name with hash `h` lands in. On 10^6 names the slot array is far
@@ -123,7 +149,7 @@ class FlatNameIndex {
     for (std::size_t at = h & mask_;; at = (at + 1) & mask_) {
       const Slot& s = slots_[at];
       if (s.id == kNone) return kNone;
-      if (s.hash == static_cast<std::uint32_t>(h >> 32) && keyOf_(s.id) == name) return s.id;
+      if (s.hash == static_cast<std::uint32_t>(h >> 32) && sameName(keyOf_(s.id), name)) return s.id;
     }
   }
   static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();

@@ -1,0 +1,46 @@
+// tests/name_index_test.cpp: name lookups for passes over whole graphs (core/name_index.h).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/name_index.h"
+
+namespace wb {
+namespace {
+
+// Every length around the word sizes sameName() switches on, differing at every position.
+TEST(NameIndex, SameNameAgreesWithStringEqualityAtEveryLengthAndPosition) {
+  for (std::size_t n = 0; n <= 40; ++n) {
+    std::string a(n, 'x');
+    for (std::size_t i = 0; i < n; ++i) a[i] = static_cast<char>('a' + (i * 7) % 26);
+    EXPECT_TRUE(sameName(a, std::string(a))) << n;
+    EXPECT_FALSE(sameName(a, a + "y")) << n;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string b = a;
+      b[i] = static_cast<char>(b[i] ^ 0x20);
+      EXPECT_FALSE(sameName(a, b)) << n << " at " << i;
+    }
+  }
+  // Views into a longer buffer compare only their own bytes.
+  const std::string buffer = "copy_1copy_12";
+  EXPECT_TRUE(sameName(std::string_view(buffer).substr(0, 6), "copy_1"));
+  EXPECT_FALSE(sameName(std::string_view(buffer).substr(6, 7), "copy_1"));
+}
+
+TEST(NameIndex, FindsEveryInsertedNameAndKeepsTheFirstIdOfADuplicate) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 5000; ++i) names.push_back("n" + std::to_string(i));
+  names.push_back("n17");  // a duplicate: the first id stays
+  auto keyOf = [&](std::uint32_t id) { return std::string_view(names[id]); };
+  FlatNameIndex<decltype(keyOf)> index(keyOf, 4);  // grows many times
+  for (std::uint32_t id = 0; id < names.size(); ++id) index.insert(id);
+  for (std::uint32_t id = 0; id < 5000; ++id) EXPECT_EQ(index.find(names[id]), id);
+  EXPECT_EQ(index.find("n17"), 17u);
+  EXPECT_EQ(index.find("n5000"), index.kNone);
+  EXPECT_EQ(index.find(""), index.kNone);
+  EXPECT_EQ(index.findHashed("n42", hashName("n42")), 42u);
+}
+
+}  // namespace
+}  // namespace wb
