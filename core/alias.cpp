@@ -112,16 +112,12 @@ class AliasBuilder {
 
   AliasInfo run() {
     const std::size_t n = graph_.nodes.size();
-    // Reserved and advised before they are first touched (see adviseHugePages).
+    // Reserved at their likely final sizes: a regrowth would copy tens of megabytes.
     info_.nodes_.reserve(n);
     info_.rootSpan_.reserve(n);
     info_.rootPool_.reserve(n + n / 2);
     info_.readPool_.reserve(n * 2);
     info_.writePool_.reserve(n / 4);
-    adviseHugePages(info_.nodes_);
-    adviseHugePages(info_.rootSpan_);
-    adviseHugePages(info_.rootPool_);
-    adviseHugePages(info_.readPool_);
     info_.nodes_.resize(n);
     info_.rootSpan_.resize(n);
     // Names enter the index as their nodes are visited, not all up front: a node's arguments
@@ -275,7 +271,7 @@ class AliasBuilder {
 
   // Records accesses (root, via) for node n in `pool`, one per root (the first via wins), and
   // updates the per-root last access unless n is the output node.
-  AliasInfo::Span commitAccesses(NodeId n, std::vector<RootAccess>& scratch, std::vector<RootAccess>& pool,
+  AliasInfo::Span commitAccesses(NodeId n, std::vector<RootAccess>& scratch, HugePageVector<RootAccess>& pool,
                                  LastAccess AliasInfo::PerNode::*last, bool isOutput) {
     // Stable, so the first argument through which a root is reached is kept. Insertion sort:
     // the lists are short, and std::stable_sort allocates.

@@ -112,8 +112,8 @@ class AliasInfo {
     std::uint32_t begin = 0;
     std::uint32_t size = 0;
   };
-  template <typename T>
-  static std::span<const T> span(const std::vector<T>& pool, Span s) {
+  template <typename Pool>
+  static std::span<const typename Pool::value_type> span(const Pool& pool, Span s) {
     return {pool.data() + s.begin, s.size};
   }
   static constexpr std::uint8_t kConservative = 1;
@@ -131,11 +131,13 @@ class AliasInfo {
     std::uint8_t flags = 0;
   };
 
-  std::vector<PerNode> nodes_;
-  std::vector<Span> rootSpan_;  // per node: range in rootPool_
-  std::vector<RootId> rootPool_;
-  std::vector<Span> elementPool_;   // per element: range in rootPool_
-  std::vector<RootAccess> readPool_, writePool_;
+  // Per node and pools over all nodes: on 10^6 nodes, tens of megabytes each (see
+  // HugePageAllocator).
+  HugePageVector<PerNode> nodes_;
+  HugePageVector<Span> rootSpan_;  // per node: range in rootPool_
+  HugePageVector<RootId> rootPool_;
+  HugePageVector<Span> elementPool_;   // per element: range in rootPool_
+  HugePageVector<RootAccess> readPool_, writePool_;
   std::vector<NodeId> returned_;
   NodeId output_ = kNoNode;
 };

@@ -3,12 +3,16 @@
 // Programs refer to nodes by name, so every analysis resolves names; on 10^6-node graphs the
 // lookups dominate unless they are cheap and cache-aware. FlatNameIndex is an open-addressing
 // table of (hash, id) pairs that keeps no copies of the names, and prefetchNode() starts
-// loading a node a pass will reach soon.
+// loading a node a pass will reach soon. Large arrays such passes create live on huge pages
+// (HugePageAllocator, adviseHugePages): their page faults would otherwise cost as much as the
+// passes' own work.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <new>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -109,6 +113,62 @@ void adviseHugePages(const std::vector<T>& v) {
 #endif
 }
 
+// An allocator for the large arrays of an analysis: an array of 1 MiB or more gets a mapping of
+// its own, 2 MiB-aligned and advised for huge pages, so that all of it is backed by huge pages
+// (adviseHugePages can only reach the aligned interior of a block malloc placed, and a block
+// the heap recycles may have lost the advice). Smaller arrays come from the heap as usual.
+// Stateless: every instance can free what another allocated.
+template <typename T>
+struct HugePageAllocator {
+  using value_type = T;
+  static constexpr std::size_t kHuge = std::size_t{2} << 20;
+  static constexpr std::size_t kMinBytes = std::size_t{1} << 20;
+
+  HugePageAllocator() = default;
+  template <typename U>
+  HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
+
+  T* allocate(std::size_t n) {
+    if (n > std::numeric_limits<std::size_t>::max() / sizeof(T) - kHuge) throw std::bad_array_new_length();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (n * sizeof(T) >= kMinBytes) {
+      const std::size_t bytes = mappedBytes(n);
+      // Map one huge page more than needed and trim both ends to the aligned middle.
+      void* raw = mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (raw == MAP_FAILED) throw std::bad_alloc();
+      const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(raw);
+      const std::uintptr_t aligned = (begin + kHuge - 1) & ~(kHuge - 1);
+      if (aligned > begin) munmap(raw, aligned - begin);
+      const std::uintptr_t tail = aligned + bytes;
+      if (begin + bytes + kHuge > tail) munmap(reinterpret_cast<void*>(tail), begin + bytes + kHuge - tail);
+      madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
+      return reinterpret_cast<T*>(aligned);
+    }
+#endif
+    return std::allocator<T>().allocate(n);
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (n * sizeof(T) >= kMinBytes) {
+      munmap(p, mappedBytes(n));
+      return;
+    }
+#endif
+    std::allocator<T>().deallocate(p, n);
+  }
+  template <typename U>
+  friend bool operator==(const HugePageAllocator&, const HugePageAllocator<U>&) {
+    return true;
+  }
+
+ private:
+  static std::size_t mappedBytes(std::size_t n) { return (n * sizeof(T) + kHuge - 1) & ~(kHuge - 1); }
+};
+
+// A std::vector whose storage, once large, is on huge pages (see HugePageAllocator).
+template <typename T>
+using HugePageVector = std::vector<T, HugePageAllocator<T>>;
+
 // Name -> id: open addressing over one flat array of (32 bits of hash, id); the names stay
 // where they are and `keyOf(id)` fetches one, so an index over 10^6 node names is 8 bytes a
 // slot and compares a name only on a likely hit. Interning names once per analysis is what
@@ -160,7 +220,7 @@ class FlatNameIndex {
     std::uint32_t id = kNone;
   };
   void grow() {
-    std::vector<Slot> old = std::move(slots_);
+    HugePageVector<Slot> old = std::move(slots_);
     allocateSlots(old.size() * 2);
     for (const Slot& o : old) {
       if (o.id == kNone) continue;
@@ -169,17 +229,14 @@ class FlatNameIndex {
       slots_[at] = o;
     }
   }
-  // An index over 10^6 names is 32 MB of slots probed at random: huge pages spare both the
+  // An index over 10^6 names is 16 MB of slots probed at random: huge pages spare both the
   // page faults of the fresh array and the TLB misses of the probes.
   void allocateSlots(std::size_t capacity) {
-    slots_.clear();
-    slots_.reserve(capacity);
-    adviseHugePages(slots_);
-    slots_.resize(capacity);
+    slots_.assign(capacity, Slot{});
     mask_ = capacity - 1;
   }
   KeyOf keyOf_;
-  std::vector<Slot> slots_;
+  HugePageVector<Slot> slots_;
   std::size_t mask_ = 0;
   std::size_t size_ = 0;
 };

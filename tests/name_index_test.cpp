@@ -42,5 +42,26 @@ TEST(NameIndex, FindsEveryInsertedNameAndKeepsTheFirstIdOfADuplicate) {
   EXPECT_EQ(index.findHashed("n42", hashName("n42")), 42u);
 }
 
+TEST(NameIndex, HugePageVectorsHoldTheirContentsAcrossGrowthCopiesAndMoves) {
+  HugePageVector<std::uint64_t> small(100, 7);  // from the heap
+  EXPECT_EQ(small[99], 7u);
+  HugePageVector<std::uint64_t> v;
+  for (std::uint64_t i = 0; i < 600'000; ++i) v.push_back(i * 3);  // crosses 1 MiB, regrows
+  ASSERT_GE(v.capacity() * sizeof(std::uint64_t), HugePageAllocator<std::uint64_t>::kMinBytes);
+#if defined(__linux__)
+  // A large array is a mapping of its own, aligned for huge pages.
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % HugePageAllocator<std::uint64_t>::kHuge, 0u);
+#endif
+  for (std::uint64_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], i * 3);
+  HugePageVector<std::uint64_t> copy = v;
+  EXPECT_EQ(copy, v);
+  HugePageVector<std::uint64_t> moved = std::move(copy);
+  EXPECT_EQ(moved, v);
+  v.resize(10);
+  v.shrink_to_fit();  // back to the heap
+  EXPECT_EQ(v.back(), 27u);
+  EXPECT_EQ(moved.size(), 600'000u);
+}
+
 }  // namespace
 }  // namespace wb
