@@ -52,6 +52,16 @@ std::optional<std::string> compileAll(const detail::Analysis& program, const det
   return std::nullopt;
 }
 
+// One run's observations as firstDifferenceOf reads runs: labels come from the executable,
+// read only when there is a difference.
+struct ObservedRun {
+  const detail::Observations& observed;
+  const Executable& exe;
+  std::size_t count(bool isOutput) const { return observed.count(isOutput); }
+  std::span<const std::uint64_t> of(bool isOutput, std::size_t i) const { return observed.of(isOutput, i); }
+  const std::string& label(bool isOutput, std::size_t i) const { return detail::observationLabel(exe, isOutput, i); }
+};
+
 std::string replayLine(const CheckOptions& options) {
   std::ostringstream s;
   s << "wbcheck check " << (options.fileName.empty() ? "FILE" : options.fileName) << " --placement "
@@ -139,12 +149,17 @@ CheckReport check(const Program& program, const CheckOptions& options, const Sch
   bool seqIn[2] = {false, false};
   bool valueIn[2] = {false, false};
   const Semantics refEndings[] = {Semantics::Par, Semantics::Seq};
+  const Semantics valueEnding[] = {Semantics::Value}, placedEnding[] = {Semantics::Placed};
+  detail::RunScratch scratch;
+  detail::Observations ref[2], value[1], actual[1];  // ref: S_par, S_seq
   for (int set = 0; set < options.inputs; ++set) {
     const InputSet inputs{options.seed, set};
-    const RunResult value = run(exes.value, Semantics::Value, inputs);
+    detail::observe(exes.value, valueEnding, inputs, scratch, value);
+    const ObservedRun valueRun{value[0], exes.value};
     for (int m = 0; m < 2; ++m) {
       if (m == 1 && exes.sameInBothModes) break;  // identical runs: copied below
-      std::vector<RunResult> ref = runEndings(exes.reference[m], refEndings, inputs);
+      detail::observe(exes.reference[m], refEndings, inputs, scratch, ref);
+      const ObservedRun par{ref[0], exes.reference[m]}, seq{ref[1], exes.reference[m]};
       auto note = [&](std::vector<Mismatch>& into, const char* kind, const Difference& d) {
         Mismatch mm;
         mm.kind = kind;
@@ -155,8 +170,8 @@ CheckReport check(const Program& program, const CheckOptions& options, const Sch
         into.push_back(std::move(mm));
       };
       if (placedProgram && !bugIn[m]) {
-        RunResult actual = run(exes.placed[m], Semantics::Placed, inputs);
-        if (std::optional<Difference> d = firstDifference(ref[0], actual)) {
+        detail::observe(exes.placed[m], placedEnding, inputs, scratch, actual);
+        if (std::optional<Difference> d = detail::firstDifferenceOf(par, ObservedRun{actual[0], exes.placed[m]})) {
           bugIn[m] = true;
           note(report.bugs, "placement != S_par", *d);
           report.bugs.back().firstDivergingNode =
@@ -164,12 +179,12 @@ CheckReport check(const Program& program, const CheckOptions& options, const Sch
         }
       }
       if (!seqIn[m])
-        if (std::optional<Difference> d = firstDifference(ref[0], ref[1])) {
+        if (std::optional<Difference> d = detail::firstDifferenceOf(par, seq)) {
           seqIn[m] = true;
           note(report.findings, "S_seq != S_par", *d);
         }
       if (!valueIn[m])
-        if (std::optional<Difference> d = firstDifference(ref[0], value)) {
+        if (std::optional<Difference> d = detail::firstDifferenceOf(par, valueRun)) {
           valueIn[m] = true;
           note(report.findings, "S_par != F", *d);
         }

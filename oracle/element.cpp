@@ -243,13 +243,9 @@ struct Step {
   std::uint32_t outSize = 0, valuesAt = 0;
 };
 
-// Scratch reused by every step of a run (and by every run of one runElement call).
-struct RunState {
-  Buffer arena;
-  std::vector<std::uint64_t> opaque;
-  std::vector<Buffer> in;
-  std::vector<const std::uint64_t*> inputs;
-  Buffer out;
+// A run's state: its buffers (borrowed from the caller's RunScratch for the run, so a warm
+// run allocates nothing) and its inputs.
+struct RunState : RunScratch {
   std::uint64_t seed = 0;
   int inputSet = 0;
 };
@@ -340,19 +336,24 @@ std::uint64_t readSourceHash(const ElementProgram& p, const RunState& st, const 
   return 0;
 }
 
-std::vector<std::uint64_t> readSource(const ElementProgram& p, const RunState& st, const Source& s) {
+// Appends the values of a source to `out` as one observation.
+void readSource(const ElementProgram& p, const RunState& st, const Source& s, Observations& out) {
   switch (s.kind) {
-    case Source::Kind::Constant: return {s.constant};
-    case Source::Kind::Opaque: return {st.opaque[s.slot]};
+    case Source::Kind::Constant: out.values.push_back(s.constant); break;
+    case Source::Kind::Opaque: out.values.push_back(st.opaque[s.slot]); break;
     case Source::Kind::Offsets: {
-      std::vector<std::uint64_t> out;
-      out.reserve(sourceCount(p, s));
-      for (std::uint32_t k = 0; k < s.spansCount; ++k)
-        forEachOffset(p, p.spans[s.spansAt + k], [&](std::uint32_t, std::uint32_t o) { out.push_back(st.arena[o]); });
-      return out;
+      const std::size_t at = out.values.size();
+      out.values.resize(at + sourceCount(p, s));
+      std::uint64_t* to = out.values.data() + at;
+      for (std::uint32_t k = 0; k < s.spansCount; ++k) {
+        const Span span = p.spans[s.spansAt + k];
+        if (!span.listed) to = std::copy_n(st.arena.data() + span.at, span.count, to);
+        else forEachOffset(p, span, [&](std::uint32_t, std::uint32_t o) { *to++ = st.arena[o]; });
+      }
+      break;
     }
   }
-  return {};
+  out.endObservation();
 }
 
 std::int64_t wrapIndex(std::uint64_t value, std::int64_t size) {
@@ -471,11 +472,12 @@ void runKernel(const ElementProgram& p, const Step& k, RunState& st) {
 void runStep(const ElementProgram& p, const Step& s, RunState& st) {
   std::uint64_t* arena = st.arena.data();
   switch (s.kind) {
-    case StepKind::FillSeed:
-      forEachOffset(p, s.dest, [&](std::uint32_t i, std::uint32_t o) {
-        arena[o] = inputElement(st.seed, st.inputSet, s.a, i);
-      });
+    case StepKind::FillSeed: {
+      // inputElement(seed, inputSet, a, i), its part that does not depend on i computed once.
+      const std::uint64_t h = inputElementPrefix(st.seed, st.inputSet, s.a);
+      forEachOffset(p, s.dest, [&](std::uint32_t i, std::uint32_t o) { arena[o] = combine(h, i); });
       break;
+    }
     case StepKind::SetOpaque: st.opaque[s.slot] = s.a; break;
     case StepKind::FillHash: {
       const std::uint64_t h = combine(st.opaque[s.from], s.b);
@@ -2260,44 +2262,79 @@ ElementPrograms compileElementShared(const Analysis& analysis, const ExecOptions
   return {std::move(copy), std::move(alias), std::move(valueModel), std::move(placedCopy), std::move(placedAlias)};
 }
 
-std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,
-                                  bool recordNodeHashes) {
+namespace {
+
+// Runs once and fills out[k] with the observations after ending endings[k]; with
+// `nodeHashes`, records every node's result hash too.
+void runObserved(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs, RunScratch& scratch,
+                 std::span<Observations> out, std::vector<std::uint64_t>* nodeHashes) {
   RunState st;
+  static_cast<RunScratch&>(st) = std::move(scratch);  // borrowed: handed back below
   st.seed = inputs.seed;
   st.inputSet = inputs.index;
   st.arena.assign(exe.arenaSize, 0);
   st.opaque.assign(exe.opaqueSlots, 0);
-  std::vector<std::uint64_t> nodeHashes;
-  if (recordNodeHashes) nodeHashes.assign(exe.nodeStepEnd.size(), 0);
+  if (nodeHashes) nodeHashes->assign(exe.nodeStepEnd.size(), 0);
   std::size_t s = 0;
   for (std::size_t n = 0; n < exe.nodeStepEnd.size(); ++n) {
     for (; s < exe.nodeStepEnd[n]; ++s) runStep(exe, exe.steps[s], st);
-    if (recordNodeHashes && n < exe.nodeResults.size()) nodeHashes[n] = readSourceHash(exe, st, exe.nodeResults[n]);
+    if (nodeHashes && n < exe.nodeResults.size()) (*nodeHashes)[n] = readSourceHash(exe, st, exe.nodeResults[n]);
   }
-  std::vector<RunResult> results;
-  results.reserve(endings.size());
-  const Buffer snapshot = endings.size() > 1 ? st.arena : Buffer();
-  std::vector<Buffer> values;
+  if (endings.size() > 1) st.snapshot.assign(st.arena.begin(), st.arena.end());
+  std::vector<Buffer>& values = st.endValues;
   for (std::size_t k = 0; k < endings.size(); ++k) {
-    if (k > 0) st.arena = snapshot;
+    if (k > 0) st.arena.assign(st.snapshot.begin(), st.snapshot.end());
     const Semantics sem = endings[k];
     if (sem == Semantics::Par || sem == Semantics::Value) {
-      values.resize(exe.endWrites.size());
-      for (std::size_t i = 0; i < values.size(); ++i) gather(exe, st, exe.endWrites[i].value, values[i]);
-      for (std::size_t i = 0; i < values.size(); ++i) scatter(exe, st, exe.endWrites[i].target, values[i].data());
+      if (values.size() < exe.endWrites.size()) values.resize(exe.endWrites.size());
+      for (std::size_t i = 0; i < exe.endWrites.size(); ++i) gather(exe, st, exe.endWrites[i].value, values[i]);
+      for (std::size_t i = 0; i < exe.endWrites.size(); ++i) scatter(exe, st, exe.endWrites[i].target, values[i].data());
     } else if (sem == Semantics::Seq) {
       for (const EndWrite& w : exe.endWrites) {
         gather(exe, st, w.value, st.out);
         scatter(exe, st, w.target, st.out.data());
       }
     }
+    Observations& r = out[k];
+    r.clear();
+    for (const auto& placeholder : exe.placeholders) readSource(exe, st, placeholder.second, r);
+    r.placeholders = exe.placeholders.size();
+    for (const ElementProgram::Output& o : exe.outputs)
+      readSource(exe, st, sem == Semantics::Placed && o.placed ? *o.placed : o.reference, r);
+  }
+  scratch = std::move(static_cast<RunScratch&>(st));
+}
+
+}  // namespace
+
+void observeElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,
+                    RunScratch& scratch, std::span<Observations> out) {
+  runObserved(exe, endings, inputs, scratch, out, nullptr);
+}
+
+const std::string& observationLabel(const ElementProgram& exe, bool isOutput, std::size_t i) {
+  return isOutput ? exe.outputs[i].label : exe.placeholders[i].first;
+}
+
+std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,
+                                  bool recordNodeHashes) {
+  RunScratch scratch;
+  std::vector<Observations> observed(endings.size());
+  std::vector<std::uint64_t> nodeHashes;
+  runObserved(exe, endings, inputs, scratch, observed, recordNodeHashes ? &nodeHashes : nullptr);
+  std::vector<RunResult> results;
+  results.reserve(endings.size());
+  for (const Observations& o : observed) {
     RunResult r;
     r.tier = Tier::Element;
-    r.placeholders.reserve(exe.placeholders.size());
-    for (const auto& [label, source] : exe.placeholders) r.placeholders.push_back({label, readSource(exe, st, source)});
-    r.outputs.reserve(exe.outputs.size());
-    for (const ElementProgram::Output& o : exe.outputs)
-      r.outputs.push_back({o.label, readSource(exe, st, sem == Semantics::Placed && o.placed ? *o.placed : o.reference)});
+    for (const bool isOutput : {false, true}) {
+      std::vector<Observation>& into = isOutput ? r.outputs : r.placeholders;
+      into.reserve(o.count(isOutput));
+      for (std::size_t i = 0; i < o.count(isOutput); ++i) {
+        const std::span<const std::uint64_t> v = o.of(isOutput, i);
+        into.push_back({observationLabel(exe, isOutput, i), {v.begin(), v.end()}});
+      }
+    }
     r.nodeHashes = nodeHashes;
     results.push_back(std::move(r));
   }

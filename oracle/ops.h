@@ -5,6 +5,7 @@
 // the compiled-program record behind oracle::Executable.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -41,8 +42,12 @@ constexpr std::uint64_t hashText(std::string_view text) {
   return mix64(h);
 }
 // The initial contents of element `i` of placeholder (or get_attr constant) `nameHash`.
+// inputElement() is combine(inputElementPrefix(...), i): a fill computes the prefix once.
+constexpr std::uint64_t inputElementPrefix(std::uint64_t seed, int inputSet, std::uint64_t nameHash) {
+  return combine(combine(mix64(seed), static_cast<std::uint64_t>(inputSet)), nameHash);
+}
 constexpr std::uint64_t inputElement(std::uint64_t seed, int inputSet, std::uint64_t nameHash, std::uint64_t i) {
-  return combine(combine(combine(mix64(seed), static_cast<std::uint64_t>(inputSet)), nameHash), i);
+  return combine(inputElementPrefix(seed, inputSet, nameHash), i);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -239,5 +244,84 @@ std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Sem
                                   bool recordNodeHashes);
 std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Semantics> endings, InputSet inputs,
                                   bool recordNodeHashes);
+
+// ---------------------------------------------------------------------------------------------
+// Runs for verdicts, without a RunResult: check() compares five runs per input set and reads
+// a label only on a difference, so a run writes its observations into one flat, reused buffer
+// instead of a vector and a label per observation.
+
+// The observations of one run (RunResult's placeholders, then its outputs), flat: observation
+// i's values are values[i == 0 ? 0 : ends[i - 1], ends[i]).
+struct Observations {
+  std::vector<std::uint64_t> values;
+  std::vector<std::uint32_t> ends;
+  std::size_t placeholders = 0;  // the first `placeholders` observations; the rest are outputs
+
+  void clear() {
+    values.clear();
+    ends.clear();
+    placeholders = 0;
+  }
+  void endObservation() { ends.push_back(static_cast<std::uint32_t>(values.size())); }
+  std::size_t count(bool isOutput) const { return isOutput ? ends.size() - placeholders : placeholders; }
+  std::span<const std::uint64_t> of(bool isOutput, std::size_t i) const {
+    const std::size_t k = isOutput ? placeholders + i : i;
+    const std::size_t begin = k == 0 ? 0 : ends[k - 1];
+    return {values.data() + begin, ends[k] - begin};
+  }
+};
+
+// Buffers a run needs, kept across runs (check() makes five per input set, a Checker keeps
+// them across checks), so a warm run allocates nothing.
+struct RunScratch {
+  std::vector<std::uint64_t> arena, snapshot, opaque, out;
+  std::vector<std::vector<std::uint64_t>> in, endValues;
+  std::vector<const std::uint64_t*> inputs;
+};
+
+// Runs once and fills out[k] with the observations after ending endings[k] (as runEndings).
+void observeElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,
+                    RunScratch& scratch, std::span<Observations> out);
+void observe(const Executable& exe, std::span<const Semantics> endings, InputSet inputs, RunScratch& scratch,
+             std::span<Observations> out);
+// The label of observation i (a placeholder's name, "output 1 (%add)").
+const std::string& observationLabel(const Executable& exe, bool isOutput, std::size_t i);
+const std::string& observationLabel(const ElementProgram& exe, bool isOutput, std::size_t i);
+const std::string& storageObservationLabel(const StorageProgram& exe, bool isOutput, std::size_t i);
+
+// The first difference between two runs, placeholders first, then outputs. `Run` gives
+// count(isOutput), of(isOutput, i) (the values, a span) and label(isOutput, i). One definition
+// for RunResults (firstDifference) and flat observations (check()), so both report alike.
+template <typename RunA, typename RunB>
+std::optional<Difference> firstDifferenceOf(const RunA& a, const RunB& b) {
+  for (const bool isOutput : {false, true}) {
+    const std::size_t na = a.count(isOutput), nb = b.count(isOutput);
+    for (std::size_t i = 0; i < std::max(na, nb); ++i) {
+      if (i < na && i < nb) {
+        const auto x = a.of(isOutput, i);
+        const auto y = b.of(isOutput, i);
+        if (std::equal(x.begin(), x.end(), y.begin(), y.end())) continue;
+        Difference d;
+        d.isOutput = isOutput;
+        d.index = i;
+        d.label = a.label(isOutput, i);
+        std::size_t e = 0;
+        while (e < x.size() && e < y.size() && x[e] == y[e]) ++e;
+        d.element = e;
+        if (e < x.size()) d.expected = x[e];
+        if (e < y.size()) d.actual = y[e];
+        return d;
+      }
+      Difference d;  // one side has fewer observations
+      d.isOutput = isOutput;
+      d.index = i;
+      d.label = i < na ? a.label(isOutput, i) : b.label(isOutput, i);
+      if (i < na && !a.of(isOutput, i).empty()) d.expected = a.of(isOutput, i)[0];
+      if (i < nb && !b.of(isOutput, i).empty()) d.actual = b.of(isOutput, i)[0];
+      return d;
+    }
+  }
+  return std::nullopt;
+}
 
 }  // namespace wb::oracle::detail

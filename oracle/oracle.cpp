@@ -112,34 +112,48 @@ RunResult run(const Executable& exe, Semantics semantics, InputSet inputs, bool 
   return std::move(runEndings(exe, endings, inputs, recordNodeHashes).front());
 }
 
+namespace {
+
+// A RunResult as firstDifferenceOf reads runs.
+struct RunResultView {
+  const RunResult& run;
+  const std::vector<Observation>& list(bool isOutput) const { return isOutput ? run.outputs : run.placeholders; }
+  std::size_t count(bool isOutput) const { return list(isOutput).size(); }
+  std::span<const std::uint64_t> of(bool isOutput, std::size_t i) const { return list(isOutput)[i].values; }
+  const std::string& label(bool isOutput, std::size_t i) const { return list(isOutput)[i].label; }
+};
+
+}  // namespace
+
 std::optional<Difference> firstDifference(const RunResult& expected, const RunResult& actual) {
-  auto compare = [](const std::vector<Observation>& a, const std::vector<Observation>& b,
-                    bool isOutput) -> std::optional<Difference> {
-    for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
-      Difference d;
-      d.isOutput = isOutput;
-      d.index = i;
-      if (i >= a.size() || i >= b.size()) {
-        d.label = i < a.size() ? a[i].label : b[i].label;
-        if (i < a.size() && !a[i].values.empty()) d.expected = a[i].values[0];
-        if (i < b.size() && !b[i].values.empty()) d.actual = b[i].values[0];
-        return d;
-      }
-      if (a[i].values == b[i].values) continue;
-      d.label = a[i].label;
-      const auto& x = a[i].values;
-      const auto& y = b[i].values;
-      std::size_t e = 0;
-      while (e < x.size() && e < y.size() && x[e] == y[e]) ++e;
-      d.element = e;
-      if (e < x.size()) d.expected = x[e];
-      if (e < y.size()) d.actual = y[e];
-      return d;
-    }
-    return std::nullopt;
-  };
-  if (auto d = compare(expected.placeholders, actual.placeholders, false)) return d;
-  return compare(expected.outputs, actual.outputs, true);
+  return detail::firstDifferenceOf(RunResultView{expected}, RunResultView{actual});
 }
+
+namespace detail {
+
+void observe(const Executable& exe, std::span<const Semantics> endings, InputSet inputs, RunScratch& scratch,
+             std::span<Observations> out) {
+  if (exe.impl->element) return observeElement(*exe.impl->element, endings, inputs, scratch, out);
+  // The storage tier (programs the element tier cannot interpret; rare): its RunResults,
+  // flattened.
+  std::vector<RunResult> runs = runStorage(*exe.impl->storage, endings, inputs, false);
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    Observations& o = out[k];
+    o.clear();
+    for (const std::vector<Observation>* list : {&runs[k].placeholders, &runs[k].outputs})
+      for (const Observation& obs : *list) {
+        o.values.insert(o.values.end(), obs.values.begin(), obs.values.end());
+        o.endObservation();
+      }
+    o.placeholders = runs[k].placeholders.size();
+  }
+}
+
+const std::string& observationLabel(const Executable& exe, bool isOutput, std::size_t i) {
+  if (exe.impl->element) return observationLabel(*exe.impl->element, isOutput, i);
+  return storageObservationLabel(*exe.impl->storage, isOutput, i);
+}
+
+}  // namespace detail
 
 }  // namespace wb::oracle

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/placement.h"
@@ -583,6 +585,90 @@ TEST(OracleElement, SharedCompilesAndRunsMatchSeparateOnes) {
   }
   EXPECT_GT(aliasForks, 5);
   EXPECT_GT(placedShared, 5);
+}
+
+// check() runs with detail::observe (flat observations, one scratch reused by every run) and
+// compares with firstDifferenceOf, reading labels from the executable: the same values and the
+// same first differences as the public runEndings() and firstDifference(), in both tiers.
+struct ObservedForTest {
+  const detail::Observations& observed;
+  const Executable& exe;
+  std::size_t count(bool isOutput) const { return observed.count(isOutput); }
+  std::span<const std::uint64_t> of(bool isOutput, std::size_t i) const { return observed.of(isOutput, i); }
+  const std::string& label(bool isOutput, std::size_t i) const { return detail::observationLabel(exe, isOutput, i); }
+};
+
+void expectSameDifference(const std::optional<Difference>& a, const std::optional<Difference>& b, std::uint64_t seed) {
+  ASSERT_EQ(a.has_value(), b.has_value()) << "seed " << seed;
+  if (!a) return;
+  EXPECT_EQ(a->isOutput, b->isOutput) << "seed " << seed;
+  EXPECT_EQ(a->index, b->index) << "seed " << seed;
+  EXPECT_EQ(a->label, b->label) << "seed " << seed;
+  EXPECT_EQ(a->element, b->element) << "seed " << seed;
+  EXPECT_EQ(a->expected, b->expected) << "seed " << seed;
+  EXPECT_EQ(a->actual, b->actual) << "seed " << seed;
+}
+
+TEST(OracleElement, ObservedRunsMatchRunResults) {
+  gen::GenOptions options;
+  options.maxNodes = 30;
+  gen::Generator generator(options);
+  detail::RunScratch scratch;  // shared by every run below, as check() shares it
+  const Semantics storage[] = {Semantics::Par, Semantics::Seq};
+  const Semantics value[] = {Semantics::Value};
+  const Semantics placedEnding[] = {Semantics::Placed};
+  int differences = 0, runs = 0;
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    gen::RandomChoices choices(seed);
+    gen::Generated g = generator.generate(choices);
+    SchemaTable schemas = schemasFor(g.program, generator.schemas());
+    PlacedProgram placed = place(g.program, seed % 2 ? Placement::End : Placement::Pr20744, schemas);
+    if (placed.failure) continue;
+    for (Tier tier : {Tier::Element, Tier::Storage}) {
+      ExecOptions o;
+      o.tier = tier;
+      o.viewMode = seed % 3 == 0 ? ViewMode::AliasViews : ViewMode::CopyViews;
+      Result<Executable> reference = compile(g.program, schemas, o);
+      o.valueSemantics = true;
+      Result<Executable> model = compile(g.program, schemas, o);
+      o.valueSemantics = false;
+      o.placedProgram = true;
+      Result<Executable> placedExe = compile(placed.program, schemas, o);
+      if (!reference || !model || !placedExe) continue;
+      for (int set = 0; set < 2; ++set) {
+        const InputSet inputs{seed, set};
+        detail::Observations ref[2], f[1], p[1];
+        detail::observe(*reference, storage, inputs, scratch, ref);
+        detail::observe(*model, value, inputs, scratch, f);
+        detail::observe(*placedExe, placedEnding, inputs, scratch, p);
+        std::vector<RunResult> refRuns = runEndings(*reference, storage, inputs);
+        const RunResult fRun = run(*model, Semantics::Value, inputs), pRun = run(*placedExe, Semantics::Placed, inputs);
+        const std::pair<const detail::Observations*, const RunResult*> pairs[] = {
+            {&ref[0], &refRuns[0]}, {&ref[1], &refRuns[1]}, {&f[0], &fRun}, {&p[0], &pRun}};
+        for (const auto& [observed, result] : pairs) {
+          ++runs;
+          for (const bool isOutput : {false, true}) {
+            const std::vector<Observation>& list = isOutput ? result->outputs : result->placeholders;
+            ASSERT_EQ(observed->count(isOutput), list.size()) << "seed " << seed;
+            for (std::size_t i = 0; i < list.size(); ++i) {
+              const std::span<const std::uint64_t> v = observed->of(isOutput, i);
+              EXPECT_EQ(Values(v.begin(), v.end()), list[i].values) << "seed " << seed;
+            }
+          }
+        }
+        const ObservedForTest par{ref[0], *reference}, seq{ref[1], *reference}, fo{f[0], *model}, po{p[0], *placedExe};
+        const std::tuple<ObservedForTest, const RunResult*> others[] = {{seq, &refRuns[1]}, {fo, &fRun}, {po, &pRun}};
+        for (const auto& [other, otherRun] : others) {
+          std::optional<Difference> expected = firstDifference(refRuns[0], *otherRun);
+          differences += expected.has_value();
+          expectSameDifference(detail::firstDifferenceOf(par, other), expected, seed);
+          expectSameDifference(detail::firstDifferenceOf(other, par), firstDifference(*otherRun, refRuns[0]), seed);
+        }
+      }
+    }
+  }
+  EXPECT_GT(runs, 100);
+  EXPECT_GT(differences, 5);  // some comparisons differ (findings, End/PR #20744 bugs), so labels are compared too
 }
 
 // A node compiles alike in two programs only if what later nodes decide about it agrees too:
