@@ -609,6 +609,7 @@ class ElementCompiler {
     fork->placed_ = nullptr;
     fork->placedFork_.reset();
     fork->forkedAt_ = i;
+    fork->reservePools();
     return fork;
   }
 
@@ -643,6 +644,23 @@ class ElementCompiler {
     valueFork_ = forkAt(i);
     valueFork_->valueModel_ = valueFork_->out_.valueModel = valueFork_->options_.valueSemantics = true;
   }
+
+  // What one call's compile uses and leaves behind (never read by the next call): a fork
+  // starts with its own, empty, rather than a copy.
+  struct Scratch {
+    std::vector<CValue> literals;                         // a call's non-reference arguments
+    std::vector<const CValue*> argPointers;
+    std::vector<std::pair<std::size_t, CValue>> rebinds;  // F: pending rebinds of one call
+    std::vector<Span> hashSpans;                          // the inputs of one digest
+    std::vector<std::uint32_t> hashSlots;
+    // The operands of the kernel being compiled (copied into the program's operand pool by
+    // emitKernel).
+    std::vector<Operand> ins;
+    Scratch() = default;
+    Scratch(const Scratch&) {}
+    Scratch& operator=(const Scratch&) { return *this; }
+  };
+  Scratch scratch_;
 
   const Analysis* analysis_;  // pointers: a fork may continue with another program (see forkTo)
   const Program* program_;
@@ -863,27 +881,29 @@ class ElementCompiler {
     const std::size_t n = g.nodes.size();
     values_.resize(n);
     declaredAt_.resize(n);
-    // Rough sizes for a typical program, so the pools rarely grow.
     out_.nodeStepEnd.resize(n);
-    out_.steps.reserve(2 * n);
-    out_.spans.reserve(n);
-    out_.operands.reserve(2 * n);
-    out_.offsets.reserve(8 * n);
-    storageBase_.reserve(n);
-    storageSize_.reserve(n);
+    reservePools();
     std::size_t placeholders = 0;
     for (const Node& node : g.nodes) placeholders += node.isPlaceholder();
     out_.placeholders.reserve(placeholders);
     declaredValues_.reserve(placeholders);
     out_.outputs.reserve(analysis_->visibleOutputs.size());
     out_.endWrites.reserve(program_->signature.outputs.size());
-    literals_.reserve(8);
-    argPointers_.reserve(8);
-    ins_.reserve(8);
-    hashSpans_.reserve(8);
-    hashSlots_.reserve(8);
     if (options_.traceNodes) out_.nodeResults.resize(g.nodes.size());
     out_.valueModel = valueModel_;
+  }
+
+  // Rough sizes for a typical program, so the pools rarely grow; a fork (whose copied pools
+  // have no room left) reserves them again.
+  void reservePools() {
+    const std::size_t n = program_->graph.nodes.size();
+    auto atLeast = [](auto& pool, std::size_t size) { pool.reserve(std::max(size, pool.size() + pool.size() / 2)); };
+    atLeast(out_.steps, 2 * n);
+    atLeast(out_.spans, n);
+    atLeast(out_.operands, 2 * n);
+    atLeast(out_.offsets, 8 * n);
+    atLeast(storageBase_, n);
+    atLeast(storageSize_, n);
   }
 
   void walk(std::size_t first) {
@@ -1015,7 +1035,7 @@ class ElementCompiler {
     const Node& node;
     OpInfo info;
     // Bound to schema positions (schema ops only): a node's value itself for a reference (no
-    // copy), else a literal in ElementCompiler::literals_.
+    // copy), else a literal in ElementCompiler::scratch_.literals.
     std::vector<const CValue*> args;
     std::span<const ArgRef> bound;  // the same arguments as written (for rebinding)
 
@@ -1036,11 +1056,12 @@ class ElementCompiler {
     if (info.getitem) return compileGetitem(n);
     if (!info.schema) return compileSchemaless(n, info);
     if (!facts.bound) fail("%" + n.name + ": " + facts.bindError);
-    Call call{n, info, std::move(argPointers_), analysis_->args(facts)};
+    Call call{n, info, std::move(scratch_.argPointers), analysis_->args(facts)};
     call.args.clear();
     // Sized once, before any pointer into it is taken.
-    if (literals_.size() < call.bound.size()) literals_.resize(call.bound.size());
-    for (std::size_t k = 0; k < call.bound.size(); ++k) call.args.push_back(&resolveRef(call.bound[k], literals_[k]));
+    if (scratch_.literals.size() < call.bound.size()) scratch_.literals.resize(call.bound.size());
+    for (std::size_t k = 0; k < call.bound.size(); ++k)
+      call.args.push_back(&resolveRef(call.bound[k], scratch_.literals[k]));
     CValue result;
     if (isViewKind(info.kind) && !info.outVariant) result = compileView(call);
     else if (info.kind == OpKind::SymSize) {
@@ -1051,17 +1072,14 @@ class ElementCompiler {
     } else if (isViewKind(info.kind)) result = compileListViewOut(call);
     else if (info.kind == OpKind::Hash) result = compileHashOp(call);
     else result = compileKernel(call);
-    argPointers_ = std::move(call.args);  // its capacity, for the next call
+    scratch_.argPointers = std::move(call.args);  // its capacity, for the next call
     values_[current_] = std::move(result);
     // F's rebinds take effect after the call: every argument above was read before any of
     // them (the arguments point at node values, which a rebind replaces).
-    for (auto& [node, next] : rebinds_) values_[node] = std::move(next);
-    rebinds_.clear();
+    for (auto& [node, next] : scratch_.rebinds) values_[node] = std::move(next);
+    scratch_.rebinds.clear();
   }
 
-  std::vector<CValue> literals_;                         // a call's non-reference arguments
-  std::vector<const CValue*> argPointers_;
-  std::vector<std::pair<std::size_t, CValue>> rebinds_;  // F: pending rebinds of one call
 
   void compileGetitem(const Node& n) {
     if (n.args.size() < 2 || !n.args[0].isRef()) fail("getitem needs a container and an index");
@@ -1100,13 +1118,11 @@ class ElementCompiler {
     std::vector<std::uint32_t>& opaques;
     std::uint64_t constant = 0;
   };
-  std::vector<Span> hashSpans_;
-  std::vector<std::uint32_t> hashSlots_;
 
   HashInputs newHashInputs() {
-    hashSpans_.clear();
-    hashSlots_.clear();
-    return HashInputs{hashSpans_, hashSlots_};
+    scratch_.hashSpans.clear();
+    scratch_.hashSlots.clear();
+    return HashInputs{scratch_.hashSpans, scratch_.hashSlots};
   }
 
   void collectHashInputs(const CValue& v, HashInputs& h) {
@@ -1226,9 +1242,9 @@ class ElementCompiler {
   void rebind(const Call& call, std::size_t k, std::size_t item, bool isItem, const CValue& next) {
     const ArgRef& r = call.bound[k];
     const Arg& a = *r.arg;
-    if (!isItem && a.isRef()) rebinds_.emplace_back(nodeOfRef(r), next);
+    if (!isItem && a.isRef()) scratch_.rebinds.emplace_back(nodeOfRef(r), next);
     else if (isItem && a.isSequence() && item < a.items.size() && a.items[item].isRef())
-      rebinds_.emplace_back(nodeOfRef(analysis_->items(r)[item]), next);
+      scratch_.rebinds.emplace_back(nodeOfRef(analysis_->items(r)[item]), next);
   }
 
   std::size_t nodeOfRef(const ArgRef& r) const {
@@ -1591,11 +1607,11 @@ class ElementCompiler {
         continue;
       }
       // A kernel, not a Copy step: the parts may overlap `out`, so read all, then write.
-      ins_.clear();
+      scratch_.ins.clear();
       Operand in;
       in.span = spanOf(parts[j]);
       in.count = in.span.count;
-      ins_.push_back(in);
+      scratch_.ins.push_back(in);
       Step k;
       k.compute = Compute::Copy;
       Span to = spanOf(dst);
@@ -1606,9 +1622,6 @@ class ElementCompiler {
 
   // --- interpreted kernels ---
 
-  // The operands of the kernel being compiled (compiler scratch; copied into the program's
-  // operand pool by emitKernel).
-  std::vector<Operand> ins_;
 
   Operand operandOf(const CValue& v, const Shape& target) {
     Operand op;
@@ -1631,13 +1644,13 @@ class ElementCompiler {
 
   static Shape shapeOf(const CValue& v) { return v.isTensor() ? v.t.sizes : Shape{}; }
 
-  // A kernel step over ins_, computing `n` elements into `dest`; `k` holds the computation
+  // A kernel step over scratch_.ins, computing `n` elements into `dest`; `k` holds the computation
   // and its parameters.
   void emitKernel(Step k, Span dest, std::size_t n) {
     k.kind = StepKind::Kernel;
     k.operandsAt = static_cast<std::uint32_t>(out_.operands.size());
-    k.operandsCount = static_cast<std::uint32_t>(ins_.size());
-    out_.operands.insert(out_.operands.end(), ins_.begin(), ins_.end());
+    k.operandsCount = static_cast<std::uint32_t>(scratch_.ins.size());
+    out_.operands.insert(out_.operands.end(), scratch_.ins.begin(), scratch_.ins.end());
     k.dest = dest;
     k.outSize = static_cast<std::uint32_t>(n);
     emit(k);
@@ -1677,7 +1690,7 @@ class ElementCompiler {
     if (kind == OpKind::ForeachAdd || kind == OpKind::ForeachSub || kind == OpKind::ForeachMul) return compileForeach(call);
 
     const bool inplace = call.info.inplace;
-    ins_.clear();
+    scratch_.ins.clear();
     Shape shape;
     Step k;
     auto selfShape = [&] { return tensorArg(call.arg("self"), "self").sizes; };
@@ -1690,8 +1703,8 @@ class ElementCompiler {
         const CValue& self = call.arg("self");
         const CValue& other = call.arg("other");
         shape = inplace ? selfShape() : broadcastShapes(shapeOf(self), shapeOf(other));
-        ins_.push_back(operandOf(self, shape));
-        ins_.push_back(operandOf(other, shape));
+        scratch_.ins.push_back(operandOf(self, shape));
+        scratch_.ins.push_back(operandOf(other, shape));
         std::uint64_t alpha = call.has("alpha") ? asScalar(call.arg("alpha")) : 1;
         if (call.has("alpha") && call.arg("alpha").isNone()) alpha = 1;
         k.compute = kind == OpKind::Add ? Compute::Add
@@ -1703,7 +1716,7 @@ class ElementCompiler {
       }
       case OpKind::Neg:
         shape = selfShape();
-        ins_.push_back(operandOf(call.arg("self"), shape));
+        scratch_.ins.push_back(operandOf(call.arg("self"), shape));
         k.compute = Compute::Neg;
         break;
       case OpKind::Sum:
@@ -1714,17 +1727,17 @@ class ElementCompiler {
       case OpKind::Zero:
       case OpKind::FactoryLike: {
         shape = selfShape();
-        if (kind == OpKind::Copy) ins_.push_back(operandOf(call.arg("src"), shape));
-        else if (kind == OpKind::Clone) ins_.push_back(operandOf(call.arg("self"), shape));
-        else if (kind == OpKind::Fill) ins_.push_back(operandOf(call.arg("value"), shape));
-        else if (kind == OpKind::Zero) ins_.push_back(operandOf(CValue{}, shape));
-        else ins_.push_back(factoryFill(call, shape));
+        if (kind == OpKind::Copy) scratch_.ins.push_back(operandOf(call.arg("src"), shape));
+        else if (kind == OpKind::Clone) scratch_.ins.push_back(operandOf(call.arg("self"), shape));
+        else if (kind == OpKind::Fill) scratch_.ins.push_back(operandOf(call.arg("value"), shape));
+        else if (kind == OpKind::Zero) scratch_.ins.push_back(operandOf(CValue{}, shape));
+        else scratch_.ins.push_back(factoryFill(call, shape));
         k.compute = Compute::Copy;
         break;
       }
       case OpKind::Factory: {
         shape = asIntList(call.arg("size"), "size");
-        ins_.push_back(factoryFill(call, shape));
+        scratch_.ins.push_back(factoryFill(call, shape));
         k.compute = Compute::Copy;
         break;
       }
@@ -1743,18 +1756,18 @@ class ElementCompiler {
       case OpKind::Where: {
         const CValue &c = call.arg("condition"), &a = call.arg("self"), &b = call.arg("other");
         shape = broadcastShapes(broadcastShapes(shapeOf(c), shapeOf(a)), shapeOf(b));
-        ins_.push_back(operandOf(c, shape));
-        ins_.push_back(operandOf(a, shape));
-        ins_.push_back(operandOf(b, shape));
+        scratch_.ins.push_back(operandOf(c, shape));
+        scratch_.ins.push_back(operandOf(a, shape));
+        scratch_.ins.push_back(operandOf(b, shape));
         k.compute = Compute::Where;
         break;
       }
       case OpKind::MaskedFill: {
         const CValue &self = call.arg("self"), &mask = call.arg("mask");
         shape = inplace ? selfShape() : broadcastShapes(shapeOf(self), shapeOf(mask));
-        ins_.push_back(operandOf(self, shape));
-        ins_.push_back(operandOf(mask, shape));
-        ins_.push_back(operandOf(call.arg("value"), shape));
+        scratch_.ins.push_back(operandOf(self, shape));
+        scratch_.ins.push_back(operandOf(mask, shape));
+        scratch_.ins.push_back(operandOf(call.arg("value"), shape));
         k.compute = Compute::MaskedFill;
         break;
       }
@@ -1783,7 +1796,7 @@ class ElementCompiler {
     return operandOf(value, shape);
   }
 
-  // Emits kernel `k` over ins_ with a result of shape `shape`.
+  // Emits kernel `k` over scratch_.ins with a result of shape `shape`.
   CValue finishSingle(const Call& call, const Step& k, const Shape& shape) {
     Span dest;
     CValue result = destinationFor(call, shape, dest);
@@ -1837,8 +1850,8 @@ class ElementCompiler {
     }
     std::int64_t outN = numelOf(shape);
     std::int64_t count = outN == 0 ? 0 : n / std::max<std::int64_t>(outN, 1);
-    ins_.clear();
-    ins_.push_back(operandOwnShape(call.arg("self"), "self"));
+    scratch_.ins.clear();
+    scratch_.ins.push_back(operandOwnShape(call.arg("self"), "self"));
     Step k;
     k.compute = Compute::Reduce;
     k.mapA = mapAt;
@@ -1904,8 +1917,8 @@ class ElementCompiler {
       out_.offsets[iAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(ip);
       advanceRowMajor(idx, R);
     }
-    ins_.clear();
-    ins_.push_back(operandOwnShape(call.arg("self"), "self"));
+    scratch_.ins.clear();
+    scratch_.ins.push_back(operandOwnShape(call.arg("self"), "self"));
     Step k;
     k.mapA = baseAt;
     k.mapB = iAt;
@@ -1913,7 +1926,7 @@ class ElementCompiler {
     k.listAt = static_cast<std::uint32_t>(out_.ints.size());  // (size, contiguous stride) per index
     k.listCount = static_cast<std::uint32_t>(indexed.size());
     for (std::size_t j : indexed) {
-      ins_.push_back(operandOf(indices.items[j], I));
+      scratch_.ins.push_back(operandOf(indices.items[j], I));
       out_.ints.push_back(S[j]);
       out_.ints.push_back(cs[j]);
     }
@@ -1921,10 +1934,10 @@ class ElementCompiler {
       k.compute = Compute::IndexTensor;
       return finishSingle(call, k, R);
     }
-    ins_.push_back(operandOf(call.arg("values"), R));
+    scratch_.ins.push_back(operandOf(call.arg("values"), R));
     k.compute = Compute::IndexPut;
     k.flag = asInt(call.arg("accumulate"), "accumulate") != 0;
-    k.valuesAt = static_cast<std::uint32_t>(ins_.size() - 1);
+    k.valuesAt = static_cast<std::uint32_t>(scratch_.ins.size() - 1);
     return finishSingle(call, k, S);
   }
 
@@ -1956,9 +1969,9 @@ class ElementCompiler {
       out_.offsets[coordAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(iterShape.empty() ? 0 : idx[d]);
       advanceRowMajor(idx, iterShape);
     }
-    ins_.clear();
-    ins_.push_back(operandOwnShape(call.arg("self"), "self"));
-    ins_.push_back(operandOwnShape(call.arg("index"), "index"));
+    scratch_.ins.clear();
+    scratch_.ins.push_back(operandOwnShape(call.arg("self"), "self"));
+    scratch_.ins.push_back(operandOwnShape(call.arg("index"), "index"));
     Step k;
     k.mapA = baseAt;
     k.mapB = coordAt;
@@ -1971,7 +1984,7 @@ class ElementCompiler {
     }
     const CValue& source = call.arg("source");
     if (shapeOf(source) != iterShape) fail("index_copy/index_add: source shape mismatch");
-    ins_.push_back(operandOf(source, iterShape));
+    scratch_.ins.push_back(operandOf(source, iterShape));
     k.compute = Compute::IndexCopyAdd;
     k.flag = kind == OpKind::IndexAdd;
     k.a = k.flag && call.has("alpha") ? asScalar(call.arg("alpha")) : 1;
@@ -2010,18 +2023,18 @@ class ElementCompiler {
       out_.offsets[srcAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(sp);
       advanceRowMajor(idx, X);
     }
-    ins_.clear();
-    ins_.push_back(operandOwnShape(call.arg("self"), "self"));
-    ins_.push_back(operandOwnShape(call.arg("index"), "index"));
+    scratch_.ins.clear();
+    scratch_.ins.push_back(operandOwnShape(call.arg("self"), "self"));
+    scratch_.ins.push_back(operandOwnShape(call.arg("index"), "index"));
     const bool isConst = !src.isTensor();
     if (isConst) {
       Operand c;
       c.isConstant = true;
       c.constant = asScalar(src);
       c.count = 1;
-      ins_.push_back(c);
+      scratch_.ins.push_back(c);
     } else {
-      ins_.push_back(operandOwnShape(src, "src"));
+      scratch_.ins.push_back(operandOwnShape(src, "src"));
     }
     Step k;
     k.compute = Compute::Scatter;
@@ -2125,9 +2138,9 @@ class ElementCompiler {
     k.listAt = static_cast<std::uint32_t>(out_.spans.size());
     k.listCount = static_cast<std::uint32_t>(maps.size());
     out_.spans.insert(out_.spans.end(), maps.begin(), maps.end());
-    ins_.clear();
-    if (startFromSelf) ins_.push_back(operandOwnShape(call.arg("self"), "self"));
-    for (const CValue* p : pieces) ins_.push_back(operandOwnShape(*p, "piece"));
+    scratch_.ins.clear();
+    if (startFromSelf) scratch_.ins.push_back(operandOwnShape(call.arg("self"), "self"));
+    for (const CValue* p : pieces) scratch_.ins.push_back(operandOwnShape(*p, "piece"));
     return finishSingle(call, k, shape);
   }
 
@@ -2166,9 +2179,9 @@ class ElementCompiler {
     for (std::size_t j = 0; j < self.items.size(); ++j) {
       const Layout& a = tensorArg(self.items[j], "self");
       Shape shape = writes ? a.sizes : broadcastShapes(a.sizes, shapeOf(hasList ? other->items[j] : *other));
-      ins_.clear();
-      ins_.push_back(operandOf(self.items[j], shape));
-      ins_.push_back(operandOf(hasList ? other->items[j] : *other, shape));
+      scratch_.ins.clear();
+      scratch_.ins.push_back(operandOf(self.items[j], shape));
+      scratch_.ins.push_back(operandOf(hasList ? other->items[j] : *other, shape));
       Span dest;
       if (writes && !valueModel_) dest = spanOf(a);
       else {
