@@ -245,4 +245,20 @@ void BM_CheckEndToEnd(benchmark::State& state) {
 }
 BENCHMARK(BM_CheckEndToEnd);
 
+// The same checks through one oracle::Checker, as a campaign worker makes them (gen::runCase
+// with the worker's Checker): op classifications and run buffers carry over between checks.
+void BM_CheckerEndToEnd(benchmark::State& state) {
+  std::vector<Case> all = cases();
+  std::size_t i = 0;
+  oracle::CheckOptions options;
+  options.inputs = 1;
+  oracle::Checker checker;
+  for (auto _ : state) {
+    const Case& c = all[i++ % all.size()];
+    benchmark::DoNotOptimize(checker.check(c.program, options, c.schemas));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_CheckerEndToEnd);
+
 }  // namespace

@@ -84,6 +84,7 @@ void runWorker(const WorkerConfig& config, const std::function<void(const gen::F
                const std::function<void(const WorkerCounts&)>& progress, const std::function<bool()>& stop) {
   const gen::Generator generator(gen::campaignGenOptions(config.campaign));
   const SchemaTable& builtins = generator.schemas();
+  oracle::Checker checker;  // this worker's: carries op classifications and buffers across cases
   std::map<std::string, int> shrinksByUnshrunkKey;
   std::map<gen::HazardClass, int> shrunkByClass;
   std::set<std::string> seenShapes;
@@ -97,7 +98,7 @@ void runWorker(const WorkerConfig& config, const std::function<void(const gen::F
     if (gStopRequested || stop()) break;
     if (config.seconds > 0 && secondsSince(config.start) >= config.seconds) break;
     const std::uint64_t seed = gen::caseSeed(config.runSeed, config.job, i);
-    const gen::CaseResult result = gen::runCase(seed, config.campaign, generator);
+    const gen::CaseResult result = gen::runCase(seed, config.campaign, generator, checker);
     ++counts.cases;
     if (result.finding) {
       ++counts.diverging;

@@ -360,7 +360,8 @@ Policy sparsePolicy(std::uint64_t seed) {
   return p;
 }
 
-CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const Generator& generator) {
+CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const Generator& generator,
+                   oracle::Checker& checker) {
   CaseResult result;
   result.seed = seed;
   RandomChoices choices(seed);
@@ -380,10 +381,15 @@ CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const Gen
   check.placement = options.placement;
   check.inputs = options.inputs;
   check.seed = seed;
-  result.report = oracle::check(result.program, check, schemas);
+  result.report = checker.check(result.program, check, schemas);
   result.finding = classifyFinding(result.program, result.report, schemas);
   if (result.finding) result.features = matchingHazards(result.program, result.report, schemas);
   return result;
+}
+
+CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const Generator& generator) {
+  oracle::Checker checker;
+  return runCase(seed, options, generator, checker);
 }
 
 CaseResult runCase(std::uint64_t seed, const CampaignOptions& options) {

@@ -122,7 +122,11 @@ struct CaseResult {
 };
 
 // Generates the program of `seed` and checks it with options.placement. `generator` must have
-// been built with campaignGenOptions(options); the overload without it builds one.
+// been built with campaignGenOptions(options); the overloads without it build one. A worker
+// that runs case after case passes its own `checker` (what one check leaves for the next);
+// the result is the same with a fresh one.
+CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const Generator& generator,
+                   oracle::Checker& checker);
 CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const Generator& generator);
 CaseResult runCase(std::uint64_t seed, const CampaignOptions& options);
 

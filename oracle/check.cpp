@@ -107,7 +107,22 @@ int CheckReport::exitCode() const {
   return strict && !findings.empty() ? 1 : 0;
 }
 
+struct Checker::Reused {
+  std::shared_ptr<detail::OpCache> ops = std::make_shared<detail::OpCache>();
+  detail::RunScratch scratch;
+  detail::Observations ref[2], value[1], actual[1];  // ref: S_par, S_seq
+};
+
+Checker::Checker() : reused_(std::make_unique<Reused>()) {}
+Checker::~Checker() = default;
+Checker::Checker(Checker&&) noexcept = default;
+Checker& Checker::operator=(Checker&&) noexcept = default;
+
 CheckReport check(const Program& program, const CheckOptions& options, const SchemaTable& schemas) {
+  return Checker().check(program, options, schemas);
+}
+
+CheckReport Checker::check(const Program& program, const CheckOptions& options, const SchemaTable& schemas) {
   CheckReport report;
   report.placement = options.placement;
   report.seed = options.seed;
@@ -129,8 +144,10 @@ CheckReport check(const Program& program, const CheckOptions& options, const Sch
 
   Executables exes;
   report.tier = Tier::Element;
-  // Both programs call the same ops: one classification and default parse per op.
-  auto ops = std::make_shared<detail::OpCache>();
+  // Both programs call the same ops, and so do the checks before: one classification and
+  // default parse per op (revalidated once per check, the table may differ).
+  const std::shared_ptr<detail::OpCache>& ops = reused_->ops;
+  ops->newUse();
   const detail::Analysis analysis = detail::analyse(program, schemas, ops);
   std::optional<detail::Analysis> placedAnalysis;
   if (placedProgram) placedAnalysis = detail::analyse(*placedProgram, schemas, ops);
@@ -150,8 +167,10 @@ CheckReport check(const Program& program, const CheckOptions& options, const Sch
   bool valueIn[2] = {false, false};
   const Semantics refEndings[] = {Semantics::Par, Semantics::Seq};
   const Semantics valueEnding[] = {Semantics::Value}, placedEnding[] = {Semantics::Placed};
-  detail::RunScratch scratch;
-  detail::Observations ref[2], value[1], actual[1];  // ref: S_par, S_seq
+  detail::RunScratch& scratch = reused_->scratch;
+  detail::Observations(&ref)[2] = reused_->ref;
+  detail::Observations(&value)[1] = reused_->value;
+  detail::Observations(&actual)[1] = reused_->actual;
   for (int set = 0; set < options.inputs; ++set) {
     const InputSet inputs{options.seed, set};
     detail::observe(exes.value, valueEnding, inputs, scratch, value);

@@ -254,23 +254,53 @@ std::uint64_t quickKey(std::string_view s) {
 
 }  // namespace
 
-const OpCache::Entry& OpCache::get(const Node& node, const SchemaTable& schemas) {
-  const std::uint64_t key =
-      combine(combine(quickKey(node.target), node.args.size()), static_cast<std::uint64_t>(node.op));
-  for (const auto& [k, entry] : byKey_)
-    if (k == key && entry->op == node.op && entry->positional == node.args.size() && entry->target == node.target)
-      return *entry;
-  Entry& e = entries_.emplace_back();
-  e.target = node.target;
-  e.positional = node.args.size();
-  e.op = node.op;
+void OpCache::classifyInto(Entry& e, const Node& node, const SchemaTable& schemas) {
   e.info = classify(node, schemas);
+  e.defaults.clear();
   if (e.info.schema) {
     e.defaults.reserve(e.info.schema->arguments.size());
     for (const SchemaArgument& param : e.info.schema->arguments)
       e.defaults.push_back(param.defaultValue ? parseDefault(*param.defaultValue) : Arg::none());
   }
-  byKey_.emplace_back(key, &e);
+  e.table = schemas;
+  e.validIn = use_;
+}
+
+const OpCache::Entry& OpCache::get(const Node& node, const SchemaTable& schemas) {
+  const std::uint64_t key =
+      combine(combine(quickKey(node.target), node.args.size()), static_cast<std::uint64_t>(node.op));
+  std::size_t mask = slots_.size() - 1;
+  std::size_t h = key & mask;
+  for (; !slots_.empty() && slots_[h] != 0; h = (h + 1) & mask) {
+    const std::size_t i = slots_[h] - 1;
+    Entry& e = entries_[i];
+    if (keys_[i] != key || e.op != node.op || e.positional != node.args.size() || e.target != node.target) continue;
+    if (e.validIn != use_) {
+      // Another use, perhaps another table: the classification holds if the target still
+      // finds the same schema (classify() looks schemas up for calls other than getitem).
+      const bool looksUp = node.op == NodeOp::CallFunction && !e.info.getitem;
+      if (looksUp && schemas.find(node.target, node.args.size()) != e.info.schema) classifyInto(e, node, schemas);
+      e.validIn = use_;
+    }
+    return e;
+  }
+  Entry& e = entries_.emplace_back();
+  e.target = node.target;
+  e.positional = node.args.size();
+  e.op = node.op;
+  classifyInto(e, node, schemas);
+  keys_.push_back(key);
+  if (2 * entries_.size() > slots_.size()) {  // grow (and rehash every entry, this one included)
+    slots_.assign(std::max<std::size_t>(64, 2 * slots_.size()), 0);
+    mask = slots_.size() - 1;
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+      std::size_t at = keys_[i] & mask;
+      while (slots_[at] != 0) at = (at + 1) & mask;
+      slots_[at] = static_cast<std::uint32_t>(i + 1);
+    }
+  } else {
+    slots_[h] = static_cast<std::uint32_t>(entries_.size());
+  }
   return e;
 }
 
@@ -293,15 +323,19 @@ std::size_t Analysis::nodeOf(std::string_view name) const {
 namespace {
 
 // Fills argRefs[at] for `arg` (and, for a sequence, its items after the current end).
-void fillRef(Analysis& a, std::size_t at, const Arg& arg) {
+// `previous`: the node just before the one whose arguments these are, if its name denotes it
+// (it is not a repeat of an earlier name), else ArgRef::kNoNode. Most arguments name it
+// (chains of ops), which a comparison of two short names finds without hashing.
+void fillRef(Analysis& a, std::size_t at, const Arg& arg, std::uint32_t previous) {
   ArgRef ref;
   ref.arg = &arg;
   if (arg.isRef()) {
-    if (std::optional<std::size_t> node = a.find(arg.text)) ref.node = static_cast<std::uint32_t>(*node);
+    if (previous != ArgRef::kNoNode && a.program->graph.nodes[previous].name == arg.text) ref.node = previous;
+    else if (std::optional<std::size_t> node = a.find(arg.text)) ref.node = static_cast<std::uint32_t>(*node);
   } else if (arg.isSequence()) {
     ref.itemsAt = static_cast<std::uint32_t>(a.argRefs.size());
     a.argRefs.resize(a.argRefs.size() + arg.items.size());
-    for (std::size_t j = 0; j < arg.items.size(); ++j) fillRef(a, ref.itemsAt + j, arg.items[j]);
+    for (std::size_t j = 0; j < arg.items.size(); ++j) fillRef(a, ref.itemsAt + j, arg.items[j], previous);
   }
   a.argRefs[at] = ref;
 }
@@ -396,12 +430,14 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
   std::size_t capacity = 8;
   while (capacity < 2 * g.nodes.size()) capacity *= 2;
   a.index.assign(capacity, 0);
+  std::vector<bool> denotes(g.nodes.size(), false);  // per node: its name denotes it (see fillRef)
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     std::size_t h = quickKey(g.nodes[i].name) & (capacity - 1);
     bool seen = false;  // a repeated name keeps its first node
     for (; a.index[h] != 0; h = (h + 1) & (capacity - 1))
       if (g.nodes[a.index[h] - 1].name == g.nodes[i].name) seen = true;
     if (!seen) a.index[h] = static_cast<std::uint32_t>(i + 1);
+    denotes[i] = !seen;
   }
   a.nodes.resize(g.nodes.size());
   a.argRefs.reserve(4 * g.nodes.size());
@@ -413,12 +449,13 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
     f.rawAt = static_cast<std::uint32_t>(a.argRefs.size());
     f.rawCount = static_cast<std::uint32_t>(n.args.size());
     a.argRefs.resize(a.argRefs.size() + n.args.size());
-    for (std::size_t k = 0; k < n.args.size(); ++k) fillRef(a, f.rawAt + k, n.args[k]);
+    const std::uint32_t previous = i > 0 && denotes[i - 1] ? static_cast<std::uint32_t>(i - 1) : ArgRef::kNoNode;
+    for (std::size_t k = 0; k < n.args.size(); ++k) fillRef(a, f.rawAt + k, n.args[k], previous);
     f.kwAt = static_cast<std::uint32_t>(a.argRefs.size());
     a.argRefs.resize(a.argRefs.size() + n.kwargs.size());
     {
       std::size_t k = f.kwAt;
-      for (const auto& kw : n.kwargs) fillRef(a, k++, kw.second);
+      for (const auto& kw : n.kwargs) fillRef(a, k++, kw.second, previous);
     }
     if (n.op == NodeOp::CallFunction || n.op == NodeOp::CallModule) {
       const OpCache::Entry& op = a.ops->get(n, schemas);

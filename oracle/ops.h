@@ -114,7 +114,8 @@ struct ArgRef {
 };
 
 // Per op target (and positional arity): its classification and its schema's parsed defaults.
-// Shared by the analyses of one check (the program and the placed program name the same ops).
+// Shared by the analyses of one check (the program and the placed program name the same ops),
+// and by the checks of one Checker (whose programs mostly name the same few dozen ops).
 class OpCache {
  public:
   struct Entry {
@@ -123,12 +124,27 @@ class OpCache {
     NodeOp op = NodeOp::CallFunction;
     OpInfo info;
     std::vector<Arg> defaults;  // per schema argument: the parsed default (None if it has none)
+    // The table info.schema was found in, held so that the schema outlives the entry: while it
+    // lives no other schema can take its address, so a later lookup that finds the same
+    // pointer has found the same schema, and the classification still holds.
+    SchemaTable table;
+    std::uint64_t validIn = 0;  // the use (see newUse) in which it was last found to hold
   };
+  // Every get() between two newUse() calls must pass the same schema table.
   const Entry& get(const Node& node, const SchemaTable& schemas);
+  // Starts a use with a schema table that may differ from the last one (a Checker's next
+  // check): each entry is looked up again, once, on its next get(), and classified again if
+  // the table now gives its target another schema. Analyses made before are then stale.
+  void newUse() { ++use_; }
 
  private:
   std::deque<Entry> entries_;  // stable addresses: NodeFacts point into `defaults`
-  std::vector<std::pair<std::uint64_t, const Entry*>> byKey_;
+  // Open addressing on the lookup key: entry index + 1 (0: empty); capacity a power of two,
+  // at least twice the entries.
+  std::vector<std::uint32_t> slots_;
+  std::vector<std::uint64_t> keys_;  // per entry: its lookup key
+  std::uint64_t use_ = 1;
+  void classifyInto(Entry& e, const Node& node, const SchemaTable& schemas);
 };
 
 struct NodeFacts {

@@ -183,6 +183,25 @@ struct CheckReport {
 // for both the placement and the interpreters: pass schemasFor(program, builtinSchemas()).
 CheckReport check(const Program& program, const CheckOptions& options, const SchemaTable& schemas);
 
+// check() for one program after another (a campaign worker, a fuzzer): keeps what a check can
+// leave to the next, the classification of the ops the programs call (looked up again in each
+// check's schema table, and redone for a target that now finds another schema) and the run
+// buffers. Gives exactly check()'s reports (check() is a fresh Checker's first check). Not
+// for concurrent use: one per thread.
+class Checker {
+ public:
+  Checker();
+  ~Checker();
+  Checker(Checker&&) noexcept;
+  Checker& operator=(Checker&&) noexcept;
+
+  CheckReport check(const Program& program, const CheckOptions& options, const SchemaTable& schemas);
+
+ private:
+  struct Reused;
+  std::unique_ptr<Reused> reused_;
+};
+
 std::string formatReport(const CheckReport& report);
 
 }  // namespace wb::oracle

@@ -141,6 +141,65 @@ TEST(OracleCorpus, MismatchReportNamesNodeBufferAndReplay) {
   EXPECT_EQ(check(h3, o, schemasFor(h3, builtinSchemas())).exitCode(), 0);
 }
 
+// Everything a report says, for comparing two reports.
+std::string fingerprint(const CheckReport& r) {
+  std::string out = formatReport(r) + "|" + std::to_string(r.exitCode()) + "|" + r.error;
+  for (const std::vector<Mismatch>* list : {&r.bugs, &r.findings})
+    for (const Mismatch& m : *list) out += "|" + std::to_string(m.difference.index) + m.firstDivergingNode;
+  return out;
+}
+
+// A Checker carries op classifications and run buffers from one check to the next; its
+// reports must be exactly those of fresh check() calls, whatever came before: every hazard
+// under every placement (bugs, findings, traced first diverging nodes), the storage tier
+// (real graphs), generated programs, and a schema table that changes what an op means
+// between two checks (the classification must be redone, not reused).
+TEST(OracleCorpus, ReusedCheckerGivesFreshReports) {
+  Checker checker;
+  auto expectSame = [&](const Program& p, const CheckOptions& o, const SchemaTable& schemas, const std::string& what) {
+    EXPECT_EQ(fingerprint(checker.check(p, o, schemas)), fingerprint(check(p, o, schemas))) << what;
+  };
+  std::vector<std::filesystem::path> files = testing::filesUnder(testing::corpusDir());
+  for (const auto& f : testing::filesUnder(testing::sharedDir() / "real-graphs")) files.push_back(f);
+  for (const auto& file : files) {
+    Program p = testing::loadProgram(file);
+    const SchemaTable schemas = schemasFor(p, builtinSchemas());
+    for (Placement placement : {Placement::Early, Placement::Pr20744, Placement::Upstream}) {
+      CheckOptions o;
+      o.placement = placement;
+      o.inputs = 2;
+      expectSame(p, o, schemas, file.string() + " " + std::string(toString(placement)));
+    }
+  }
+  gen::GenOptions options;
+  options.maxNodes = 30;
+  gen::Generator generator(options);
+  for (std::uint64_t seed = 0; seed < 30; ++seed) {
+    gen::RandomChoices choices(seed);
+    const Program p = generator.generate(choices).program;
+    CheckOptions o;
+    o.placement = seed % 2 ? Placement::End : Placement::Early;
+    o.seed = seed;
+    expectSame(p, o, schemasFor(p, generator.schemas()), "generated " + std::to_string(seed));
+  }
+  // The same target, writing its argument in one table and not in the other; the tables are
+  // made afresh each time (one may take the address of another that is gone).
+  Program h4 = testing::loadProgram(testing::corpusDir() / "hazards" / "h04_list_argument_write.txt");
+  auto writing = [&] { return schemasFor(h4, builtinSchemas()); };
+  auto reading = [&] {
+    SchemaTable t = builtinSchemas();
+    t.addAll("my_ops::scale_all_(Tensor[] self, Scalar s) -> ()", "test");
+    return t;
+  };
+  CheckOptions o;
+  o.placement = Placement::Pr20744;
+  EXPECT_NE(fingerprint(check(h4, o, writing())), fingerprint(check(h4, o, reading())));
+  for (int round = 0; round < 3; ++round) {
+    expectSame(h4, o, writing(), "h04, writing schema, round " + std::to_string(round));
+    expectSame(h4, o, reading(), "h04, reading schema, round " + std::to_string(round));
+  }
+}
+
 TEST(OracleCorpus, EarlyAgreesWithSParOnEveryFile) {
   std::vector<std::filesystem::path> files = testing::filesUnder(testing::corpusDir());
   for (const auto& f : testing::filesUnder(testing::sharedDir() / "real-graphs")) files.push_back(f);
