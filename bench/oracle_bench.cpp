@@ -141,20 +141,29 @@ Compiled compileCaseShared(const Case& c) {
 }
 
 // One check's worth of interpretation for one input set: F, then per view mode S_par and S_seq
-// (one run) and the placed program, compared as check() compares them. A mode whose
+// (one run) and the placed program, compared as check() runs and compares them (flat
+// observations in one reused scratch, detail::observe and firstDifferenceOf). A mode whose
 // executables are those of the first (no `*_copy` views, shared compiles) is not run again.
 // Returns the number of differences.
-std::size_t runAndCompare(const Compiled& c, oracle::InputSet inputs) {
+struct RunBuffers {
+  oracle::detail::RunScratch scratch;
+  oracle::detail::Observations ref[2], value[1], placed[1];
+};
+
+std::size_t runAndCompare(const Compiled& c, oracle::InputSet inputs, RunBuffers& b) {
+  using oracle::detail::ObservedRun;
   const oracle::Semantics endings[] = {oracle::Semantics::Par, oracle::Semantics::Seq};
+  const oracle::Semantics valueEnding[] = {oracle::Semantics::Value}, placedEnding[] = {oracle::Semantics::Placed};
   std::size_t mismatches = 0;
-  oracle::RunResult value = oracle::run(c.value, oracle::Semantics::Value, inputs);
+  oracle::detail::observe(c.value, valueEnding, inputs, b.scratch, b.value);
   for (int m = 0; m < 2; ++m) {
     if (m == 1 && c.reference[1].impl == c.reference[0].impl && c.placed[1].impl == c.placed[0].impl) break;
-    std::vector<oracle::RunResult> ref = oracle::runEndings(c.reference[m], endings, inputs);
-    oracle::RunResult placed = oracle::run(c.placed[m], oracle::Semantics::Placed, inputs);
-    mismatches += oracle::firstDifference(ref[0], placed).has_value();
-    mismatches += oracle::firstDifference(ref[0], ref[1]).has_value();
-    mismatches += oracle::firstDifference(ref[0], value).has_value();
+    oracle::detail::observe(c.reference[m], endings, inputs, b.scratch, b.ref);
+    oracle::detail::observe(c.placed[m], placedEnding, inputs, b.scratch, b.placed);
+    const ObservedRun par{b.ref[0], c.reference[m]};
+    mismatches += oracle::detail::firstDifferenceOf(par, ObservedRun{b.placed[0], c.placed[m]}).has_value();
+    mismatches += oracle::detail::firstDifferenceOf(par, ObservedRun{b.ref[1], c.reference[m]}).has_value();
+    mismatches += oracle::detail::firstDifferenceOf(par, ObservedRun{b.value[0], c.value}).has_value();
   }
   return mismatches;
 }
@@ -176,9 +185,10 @@ void BM_OracleRuns(benchmark::State& state) {
   for (const Case& c : all) compiled.push_back(compileCase(c));
   std::size_t i = 0, mismatches = 0;
   std::uint64_t set = 0;
+  RunBuffers buffers;
   for (auto _ : state) {
     const Compiled& c = compiled[i++ % compiled.size()];
-    mismatches += runAndCompare(c, oracle::InputSet{0, static_cast<int>(set++ & 7)});
+    mismatches += runAndCompare(c, oracle::InputSet{0, static_cast<int>(set++ & 7)}, buffers);
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
   state.counters["programs"] = static_cast<double>(compiled.size());
@@ -225,7 +235,8 @@ void BM_CheckWithoutPlace(benchmark::State& state) {
   for (auto _ : state) {
     const Case& c = all[i++ % all.size()];
     mismatches += validate(c.program).size() + validate(c.placed).size();
-    mismatches += runAndCompare(compileCaseShared(c), oracle::InputSet{0, 0});
+    RunBuffers buffers;  // check() makes its own
+    mismatches += runAndCompare(compileCaseShared(c), oracle::InputSet{0, 0}, buffers);
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
   benchmark::DoNotOptimize(mismatches);

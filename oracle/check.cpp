@@ -52,16 +52,6 @@ std::optional<std::string> compileAll(const detail::Analysis& program, const det
   return std::nullopt;
 }
 
-// One run's observations as firstDifferenceOf reads runs: labels come from the executable,
-// read only when there is a difference.
-struct ObservedRun {
-  const detail::Observations& observed;
-  const Executable& exe;
-  std::size_t count(bool isOutput) const { return observed.count(isOutput); }
-  std::span<const std::uint64_t> of(bool isOutput, std::size_t i) const { return observed.of(isOutput, i); }
-  const std::string& label(bool isOutput, std::size_t i) const { return detail::observationLabel(exe, isOutput, i); }
-};
-
 std::string replayLine(const CheckOptions& options) {
   std::ostringstream s;
   s << "wbcheck check " << (options.fileName.empty() ? "FILE" : options.fileName) << " --placement "
@@ -174,11 +164,11 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
   for (int set = 0; set < options.inputs; ++set) {
     const InputSet inputs{options.seed, set};
     detail::observe(exes.value, valueEnding, inputs, scratch, value);
-    const ObservedRun valueRun{value[0], exes.value};
+    const detail::ObservedRun valueRun{value[0], exes.value};
     for (int m = 0; m < 2; ++m) {
       if (m == 1 && exes.sameInBothModes) break;  // identical runs: copied below
       detail::observe(exes.reference[m], refEndings, inputs, scratch, ref);
-      const ObservedRun par{ref[0], exes.reference[m]}, seq{ref[1], exes.reference[m]};
+      const detail::ObservedRun par{ref[0], exes.reference[m]}, seq{ref[1], exes.reference[m]};
       auto note = [&](std::vector<Mismatch>& into, const char* kind, const Difference& d) {
         Mismatch mm;
         mm.kind = kind;
@@ -190,7 +180,7 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
       };
       if (placedProgram && !bugIn[m]) {
         detail::observe(exes.placed[m], placedEnding, inputs, scratch, actual);
-        if (std::optional<Difference> d = detail::firstDifferenceOf(par, ObservedRun{actual[0], exes.placed[m]})) {
+        if (std::optional<Difference> d = detail::firstDifferenceOf(par, detail::ObservedRun{actual[0], exes.placed[m]})) {
           bugIn[m] = true;
           note(report.bugs, "placement != S_par", *d);
           report.bugs.back().firstDivergingNode =

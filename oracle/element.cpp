@@ -726,16 +726,20 @@ class ElementCompiler {
       span.at = static_cast<std::uint32_t>(base + l.offset);
       return span;
     }
-    std::vector<std::uint32_t>& pool = out_.offsets;
+    // Listed row by row (rows of the last dimension; a non-contiguous layout has rank >= 1).
+    // A row's positions are evenly spaced, so it stays inside the storage iff its two ends do.
     span.listed = true;
-    span.at = static_cast<std::uint32_t>(pool.size());
-    pool.reserve(pool.size() + static_cast<std::size_t>(n));
-    Shape idx(l.sizes.size(), 0);
-    std::int64_t pos = l.offset;
-    for (std::int64_t e = 0; e < n; ++e) {
-      if (pos < 0 || pos >= size) fail("a view reaches outside its storage (as_strided?)");
-      pool.push_back(static_cast<std::uint32_t>(base + pos));
-      for (std::size_t d = l.sizes.size(); d-- > 0;) {
+    span.at = newTable(static_cast<std::size_t>(n));  // a resize: the pool grows geometrically
+    std::uint32_t* to = out_.offsets.data() + span.at;
+    const std::size_t rank = l.sizes.size();
+    const std::int64_t rowSize = l.sizes[rank - 1], step = l.strides[rank - 1];
+    Shape idx(rank - 1, 0);  // the row's index in the leading dimensions
+    std::int64_t pos = l.offset;  // the row's first position
+    for (std::int64_t row = n / rowSize; row-- > 0;) {
+      const std::int64_t last = pos + (rowSize - 1) * step;
+      if (pos < 0 || pos >= size || last < 0 || last >= size) fail("a view reaches outside its storage (as_strided?)");
+      for (std::int64_t j = 0, at = base + pos; j < rowSize; ++j, at += step) *to++ = static_cast<std::uint32_t>(at);
+      for (std::size_t d = rank - 1; d-- > 0;) {
         if (++idx[d] < l.sizes[d]) {
           pos += l.strides[d];
           break;

@@ -305,6 +305,16 @@ const std::string& observationLabel(const Executable& exe, bool isOutput, std::s
 const std::string& observationLabel(const ElementProgram& exe, bool isOutput, std::size_t i);
 const std::string& storageObservationLabel(const StorageProgram& exe, bool isOutput, std::size_t i);
 
+// One run's observations as firstDifferenceOf reads runs: labels come from the executable,
+// read only when there is a difference.
+struct ObservedRun {
+  const Observations& observed;
+  const Executable& exe;
+  std::size_t count(bool isOutput) const { return observed.count(isOutput); }
+  std::span<const std::uint64_t> of(bool isOutput, std::size_t i) const { return observed.of(isOutput, i); }
+  const std::string& label(bool isOutput, std::size_t i) const { return observationLabel(exe, isOutput, i); }
+};
+
 // The first difference between two runs, placeholders first, then outputs. `Run` gives
 // count(isOutput), of(isOutput, i) (the values, a span) and label(isOutput, i). One definition
 // for RunResults (firstDifference) and flat observations (check()), so both report alike.

@@ -174,6 +174,27 @@ TEST(OracleElement, Views) {
                                                  "out = torch.ops.aten.clone.default(v)"}));
 }
 
+// A strided view's positions are listed a row (its last dimension) at a time and checked at
+// the row's two ends: a row that leaves the storage at either end makes the compile fail (the
+// program falls back to the storage tier), one that stays inside reads what it should.
+TEST(OracleElement, StridedViewsStayInsideTheirStorage) {
+  Values x = input("x", 6);
+  auto program = [](const std::string& view) {
+    return makeProgram({"x USER_INPUT i64[6]"}, {"v = torch.ops.aten.as_strided.default(x, " + view + ")",
+                                                 "out = torch.ops.aten.clone.default(v)"},
+                       {"out USER_OUTPUT"});
+  };
+  EXPECT_EQ(output(runIt(program("[3, 2], [1, 3], 0"), Semantics::Par), 0), (Values{x[0], x[3], x[1], x[4], x[2], x[5]}));
+  EXPECT_EQ(output(runIt(program("[2, 3], [-2, 1], 2"), Semantics::Par), 0), (Values{x[2], x[3], x[4], x[0], x[1], x[2]}));
+  // Out at a row's last end, at a later row's first end, with a negative step, before the start.
+  for (const char* outside : {"[2, 3], [3, 2], 0", "[2, 2], [-3, 1], 2", "[2, 3], [1, -1], 1", "[2, 2], [1, 2], -1"}) {
+    Program p = program(outside);
+    Result<Executable> exe = compile(p, tableFor(p), ExecOptions{});
+    ASSERT_FALSE(exe.ok()) << outside;
+    EXPECT_NE(exe.errors.front().message.find("outside its storage"), std::string::npos) << outside;
+  }
+}
+
 TEST(OracleElement, ListViewsAndGetitem) {
   Values x = input("x", 6);
   auto part = [&](const std::string& node, int i) {
@@ -590,14 +611,6 @@ TEST(OracleElement, SharedCompilesAndRunsMatchSeparateOnes) {
 // check() runs with detail::observe (flat observations, one scratch reused by every run) and
 // compares with firstDifferenceOf, reading labels from the executable: the same values and the
 // same first differences as the public runEndings() and firstDifference(), in both tiers.
-struct ObservedForTest {
-  const detail::Observations& observed;
-  const Executable& exe;
-  std::size_t count(bool isOutput) const { return observed.count(isOutput); }
-  std::span<const std::uint64_t> of(bool isOutput, std::size_t i) const { return observed.of(isOutput, i); }
-  const std::string& label(bool isOutput, std::size_t i) const { return detail::observationLabel(exe, isOutput, i); }
-};
-
 void expectSameDifference(const std::optional<Difference>& a, const std::optional<Difference>& b, std::uint64_t seed) {
   ASSERT_EQ(a.has_value(), b.has_value()) << "seed " << seed;
   if (!a) return;
@@ -656,8 +669,8 @@ TEST(OracleElement, ObservedRunsMatchRunResults) {
             }
           }
         }
-        const ObservedForTest par{ref[0], *reference}, seq{ref[1], *reference}, fo{f[0], *model}, po{p[0], *placedExe};
-        const std::tuple<ObservedForTest, const RunResult*> others[] = {{seq, &refRuns[1]}, {fo, &fRun}, {po, &pRun}};
+        const detail::ObservedRun par{ref[0], *reference}, seq{ref[1], *reference}, fo{f[0], *model}, po{p[0], *placedExe};
+        const std::tuple<detail::ObservedRun, const RunResult*> others[] = {{seq, &refRuns[1]}, {fo, &fRun}, {po, &pRun}};
         for (const auto& [other, otherRun] : others) {
           std::optional<Difference> expected = firstDifference(refRuns[0], *otherRun);
           differences += expected.has_value();
