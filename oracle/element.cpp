@@ -811,10 +811,38 @@ class ElementCompiler {
   }
 
   // resolve() without copying a node's value: a reference yields the node's value itself,
-  // anything else is built into `scratch`.
+  // anything else is built into `scratch`. Scalars (most literal arguments: defaults such as
+  // alpha=1 or None) are written into it in place, field by field as a fresh CValue has them,
+  // rather than built and moved in whole.
   const CValue& resolveRef(const ArgRef& a, CValue& scratch) {
-    if (a.arg->isRef()) return valueOf(a);
-    scratch = resolve(a);
+    switch (a.arg->kind) {
+      case Arg::Kind::Ref: return valueOf(a);
+      case Arg::Kind::List:
+      case Arg::Kind::Tuple: scratch = resolve(a); return scratch;
+      default: break;
+    }
+    scratch.kind = CValue::Kind::None;
+    scratch.i = 0;
+    scratch.f = 0;
+    scratch.b = false;
+    scratch.t.storage = 0;
+    scratch.t.offset = 0;
+    scratch.t.sizes.clear();
+    scratch.t.strides.clear();
+    scratch.items.clear();
+    scratch.slot = 0;
+    const Arg& arg = *a.arg;
+    switch (arg.kind) {
+      case Arg::Kind::Bool: scratch.kind = CValue::Kind::Bool; scratch.b = arg.boolean; scratch.i = arg.boolean; break;
+      case Arg::Kind::Int: scratch.kind = CValue::Kind::Int; scratch.i = arg.integer; break;
+      case Arg::Kind::Float: scratch.kind = CValue::Kind::Float; scratch.f = arg.real; break;
+      case Arg::Kind::String:
+      case Arg::Kind::Token:
+        scratch.kind = CValue::Kind::Text;
+        scratch.i = static_cast<std::int64_t>(hashText(arg.text));
+        break;
+      default: break;  // None
+    }
     return scratch;
   }
 

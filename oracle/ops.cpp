@@ -246,8 +246,10 @@ std::uint64_t quickKey(std::string_view s) {
   if (s.size() >= 8) {
     std::memcpy(&head, s.data(), 8);
     std::memcpy(&tail, s.data() + s.size() - 8, 8);
-  } else if (!s.empty()) {
-    std::memcpy(&head, s.data(), s.size());
+  } else {
+    // Packed byte by byte rather than by a memcpy call (most node names are this short; the
+    // key only has to be the same for the same text).
+    for (std::size_t i = 0; i < s.size(); ++i) head |= std::uint64_t{static_cast<unsigned char>(s[i])} << (8 * i);
   }
   return mix64(head ^ mix64(tail + s.size()));
 }
