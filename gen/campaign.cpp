@@ -423,17 +423,16 @@ bool hasEmptyConstantSlice(const Program& program) {
   return false;
 }
 
-}  // namespace
-
-bool reproducesFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
-                       const SchemaTable& builtins) {
+// reproducesFinding with the caller's Checker (shrinking checks candidate after candidate).
+bool reproducesWith(oracle::Checker& checker, const Program& program, const FindingKey& key, std::uint64_t seed,
+                    int inputs, const SchemaTable& builtins) {
   if (hasEmptyConstantSlice(program)) return false;
   const SchemaTable schemas = schemasFor(program, builtins);
   oracle::CheckOptions check;
   check.placement = key.placement;
   check.inputs = inputs;
   check.seed = seed;
-  const oracle::CheckReport report = oracle::check(program, check, schemas);
+  const oracle::CheckReport report = checker.check(program, check, schemas);
   if (report.verdict != oracle::Verdict::PlacementBug) return false;
   if (key.verdict == kPlacementFailed) {
     if (!report.placementFailure) return false;
@@ -445,7 +444,15 @@ bool reproducesFinding(const Program& program, const FindingKey& key, std::uint6
   // A counterexample only if the correct placement holds on it: otherwise the reducer could
   // drift into a program on which no placement is right.
   check.placement = Placement::Early;
-  return oracle::check(program, check, schemas).verdict == oracle::Verdict::Holds;
+  return checker.check(program, check, schemas).verdict == oracle::Verdict::Holds;
+}
+
+}  // namespace
+
+bool reproducesFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
+                       const SchemaTable& builtins) {
+  oracle::Checker checker;
+  return reproducesWith(checker, program, key, seed, inputs, builtins);
 }
 
 std::size_t bodyNodeCount(const Program& program) {
@@ -459,10 +466,11 @@ ShrunkFinding shrinkFinding(const Program& program, const FindingKey& key, std::
   out.program = program;
   out.key = key;
   out.bodyNodesBefore = out.bodyNodesAfter = bodyNodeCount(program);
-  out.reproduced = reproducesFinding(program, key, seed, inputs, builtins);
+  oracle::Checker checker;  // for every candidate of the reduction
+  out.reproduced = reproducesWith(checker, program, key, seed, inputs, builtins);
   if (!out.reproduced) return out;
-  const ReduceResult reduced =
-      reduce(program, [&](const Program& p) { return reproducesFinding(p, key, seed, inputs, builtins); });
+  const ReduceResult reduced = reduce(
+      program, [&](const Program& p) { return reproducesWith(checker, p, key, seed, inputs, builtins); });
   out.program = reduced.program;
   out.tests = reduced.tests;
   out.bodyNodesAfter = bodyNodeCount(out.program);
@@ -471,7 +479,7 @@ ShrunkFinding shrinkFinding(const Program& program, const FindingKey& key, std::
   check.placement = key.placement;
   check.inputs = inputs;
   check.seed = seed;
-  if (std::optional<FindingKey> again = classifyFinding(out.program, oracle::check(out.program, check, schemas), schemas))
+  if (std::optional<FindingKey> again = classifyFinding(out.program, checker.check(out.program, check, schemas), schemas))
     out.key = *again;
   return out;
 }
