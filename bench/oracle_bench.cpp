@@ -14,9 +14,15 @@
 //                   compile() pays).
 //   BM_OracleRuns   one check's worth of interpretation on compiled programs: S_par + S_seq
 //                   (one run), F, and the placed program, in both view modes, compared; one
-//                   input set. This is the oracle's own cost, what a fuzzer pays per input set.
+//                   input set. Runs and compares as check() does (flat observations in one
+//                   reused scratch, labels read only on a difference). This is the oracle's own
+//                   cost, what a fuzzer pays per input set.
 //   BM_CheckEndToEnd  check() as the CLI runs it: validate, place (early), compile, run,
-//                   compare; one input set.
+//                   compare; one input set. A fresh oracle::Checker per call.
+//   BM_CheckerEndToEnd  the same checks through one oracle::Checker, as a campaign worker
+//                   (`wbcheck fuzz`, gen::runCase) makes them: op classifications and run
+//                   buffers carry over from one check to the next. Issue 4's throughput target
+//                   (20,000 checks/s on one core) is about this figure and BM_CheckEndToEnd.
 //   BM_CheckWithoutPlace  check()'s own work without the placement: validate both programs,
 //                   compile, run and compare (BM_CheckEndToEnd minus BM_Place, measured).
 #include <benchmark/benchmark.h>
