@@ -158,9 +158,9 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
   const Semantics refEndings[] = {Semantics::Par, Semantics::Seq};
   const Semantics valueEnding[] = {Semantics::Value}, placedEnding[] = {Semantics::Placed};
   detail::RunScratch& scratch = reused_->scratch;
-  detail::Observations(&ref)[2] = reused_->ref;
-  detail::Observations(&value)[1] = reused_->value;
-  detail::Observations(&actual)[1] = reused_->actual;
+  auto& ref = reused_->ref;  // S_par, S_seq
+  auto& value = reused_->value;
+  auto& actual = reused_->actual;
   for (int set = 0; set < options.inputs; ++set) {
     const InputSet inputs{options.seed, set};
     detail::observe(exes.value, valueEnding, inputs, scratch, value);
@@ -180,7 +180,8 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
       };
       if (placedProgram && !bugIn[m]) {
         detail::observe(exes.placed[m], placedEnding, inputs, scratch, actual);
-        if (std::optional<Difference> d = detail::firstDifferenceOf(par, detail::ObservedRun{actual[0], exes.placed[m]})) {
+        const detail::ObservedRun placedRun{actual[0], exes.placed[m]};
+        if (std::optional<Difference> d = detail::firstDifferenceOf(par, placedRun)) {
           bugIn[m] = true;
           note(report.bugs, "placement != S_par", *d);
           report.bugs.back().firstDivergingNode =

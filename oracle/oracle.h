@@ -187,7 +187,7 @@ CheckReport check(const Program& program, const CheckOptions& options, const Sch
 // leave to the next, the classification of the ops the programs call (looked up again in each
 // check's schema table, and redone for a target that now finds another schema) and the run
 // buffers. Gives exactly check()'s reports (check() is a fresh Checker's first check). Not
-// for concurrent use: one per thread.
+// for concurrent use: one per thread. A moved-from Checker can only be assigned or destroyed.
 class Checker {
  public:
   Checker();
