@@ -632,17 +632,26 @@ class ElementCompiler {
 
   // Whether compiling node i reads valueModel_: views (every view is a copy under F), ops
   // with alias annotations (writes, returns that alias an argument) and
-  // _share_alloc_with_arg_idx. Nothing else differs between the models.
+  // _share_alloc_with_arg_idx. Nothing else differs between the models. A `*_copy` view
+  // variant (not an `out=` one, no annotation) is a copy under F and in the copy-views mode
+  // alike, so this compile (the copy-views one; F forks from it) and F's agree on it.
   bool dependsOnModel(std::size_t i) const {
     const NodeOp op = program_->graph.nodes[i].op;
     if (op != NodeOp::CallFunction && op != NodeOp::CallModule) return false;
     const NodeFacts& f = analysis_->nodes[i];
-    return f.shareAllocArgIndex || (f.info.schema && (isViewKind(f.info.kind) || f.info.annotated));
+    if (f.shareAllocArgIndex) return true;
+    if (!f.info.schema) return false;
+    if (f.info.annotated) return true;
+    const bool copiedAlike = f.info.copyVariant && !f.info.outVariant && options_.viewMode == ViewMode::CopyViews;
+    return isViewKind(f.info.kind) && !copiedAlike;
   }
 
   void takeValueFork(std::size_t i) {
     valueFork_ = forkAt(i);
     valueFork_->valueModel_ = valueFork_->out_.valueModel = valueFork_->options_.valueSemantics = true;
+    // F reads no view mode (viewIsCopy answers before it looks), whatever the copy-views
+    // compile has seen before the fork.
+    valueFork_->viewModeSeen_ = false;
   }
 
   // What one call's compile uses and leaves behind (never read by the next call): a fork

@@ -587,7 +587,10 @@ TEST(OracleElement, SharedCompilesAndRunsMatchSeparateOnes) {
     Result<Executable> separateValue = compile(g.program, schemas, valueOptions);
     ASSERT_TRUE(all.value.has_value()) << "seed " << seed;
     ASSERT_EQ(separateValue.ok(), all.value->ok()) << "seed " << seed;
-    if (separateValue) expectSameRuns(**all.value, *separateValue, value, seed, "F");
+    if (separateValue) {
+      expectSameRuns(**all.value, *separateValue, value, seed, "F");
+      EXPECT_EQ((*all.value)->dependsOnViewMode(), separateValue->dependsOnViewMode()) << "seed " << seed;
+    }
     ASSERT_TRUE(all.placed.has_value()) << "seed " << seed;
     for (ViewMode mode : {ViewMode::CopyViews, ViewMode::AliasViews}) {
       const bool alias = mode == ViewMode::AliasViews;
