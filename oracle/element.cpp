@@ -267,9 +267,11 @@ struct ElementProgram {
   std::vector<Source> nodeResults;  // per node (traceNodes only)
   std::vector<std::pair<std::string, Source>> placeholders;
   struct Output {
-    std::string label;
-    Source reference;              // Par, Seq, Value
-    std::optional<Source> placed;  // Placed, where it differs (a user-input mutation's value)
+    // The label ("output 1 (%add)", see observationLabel) is made only when a report needs it:
+    // made here, it was an allocation per output in every compile and every fork.
+    std::optional<std::string> node;  // the returned node's name, if the output is a reference
+    Source reference;                 // Par, Seq, Value
+    std::optional<Source> placed;     // Placed, where it differs (a user-input mutation's value)
   };
   std::vector<Output> outputs;
   std::vector<EndWrite> endWrites;  // in output-spec order
@@ -1909,24 +1911,27 @@ class ElementCompiler {
     const CValue& indices = call.arg("indices");
     if (indices.kind != CValue::Kind::List) fail("index: indices must be a list");
     if (indices.items.size() > S.size()) fail("index: too many indices");
-    std::vector<std::size_t> indexed;
+    // Per-dimension lists are held inline (at most a rank's worth: S and R are Shapes).
+    std::array<std::size_t, Shape::kMaxRank> indexedDims{};  // the dims with an index tensor
+    std::size_t indexedCount = 0;
     Shape I;
     for (std::size_t j = 0; j < indices.items.size(); ++j) {
       if (indices.items[j].isNone()) continue;
       const Layout& ix = tensorArg(indices.items[j], "index");
-      indexed.push_back(j);
-      I = indexed.size() == 1 ? ix.sizes : broadcastShapes(I, ix.sizes);
+      indexedDims[indexedCount++] = j;
+      I = indexedCount == 1 ? ix.sizes : broadcastShapes(I, ix.sizes);
     }
-    if (indexed.empty()) fail("index: no index tensors");
+    if (indexedCount == 0) fail("index: no index tensors");
+    const std::span<const std::size_t> indexed(indexedDims.data(), indexedCount);
     const bool adjacent = indexed.back() - indexed.front() + 1 == indexed.size();
     // Result shape R and, for each position of R, the static part of the self offset and the
     // position in I.
     Shape R;
-    std::vector<int> dimRole;  // per R dim: -1 I dims (placed once), else the self dim
-    std::vector<bool> isIndexed(S.size(), false);
+    std::array<int, Shape::kMaxRank> dimRole{};  // per R dim: -1 I dims (placed once), else the self dim
+    std::array<bool, Shape::kMaxRank> isIndexed{};
     for (std::size_t j : indexed) isIndexed[j] = true;
     auto pushI = [&] {
-      for (std::int64_t s : I) R.push_back(s), dimRole.push_back(-1);
+      for (std::int64_t s : I) R.push_back(s), dimRole[R.size() - 1] = -1;  // R throws past kMaxRank
     };
     if (!adjacent) pushI();
     for (std::size_t d = 0; d < S.size(); ++d) {
@@ -1935,7 +1940,7 @@ class ElementCompiler {
         continue;
       }
       R.push_back(S[d]);
-      dimRole.push_back(static_cast<int>(d));
+      dimRole[R.size() - 1] = static_cast<int>(d);
     }
     Shape cs = contiguousStrides(S);
     std::int64_t nR = numelOf(R);
@@ -2267,14 +2272,7 @@ class ElementCompiler {
     for (std::size_t pos : analysis_->visibleOutputs) {
       const CValue& v = resolveRef(returned[pos], scratch);
       ElementProgram::Output o;
-      o.label.reserve(24 + (returned[pos].arg->isRef() ? returned[pos].arg->text.size() : 0));
-      o.label += "output ";
-      o.label += std::to_string(out_.outputs.size());
-      if (returned[pos].arg->isRef()) {
-        o.label += " (%";
-        o.label += returned[pos].arg->text;
-        o.label += ')';
-      }
+      if (returned[pos].arg->isRef()) o.node = returned[pos].arg->text;
       o.reference = sourceOf(v);
       if (pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
         if (std::optional<std::size_t> target = analysis_->mutatedPlaceholder[pos])
@@ -2366,8 +2364,11 @@ void observeElement(const ElementProgram& exe, std::span<const Semantics> ending
   runObserved(exe, endings, inputs, scratch, out, nullptr);
 }
 
-const std::string& observationLabel(const ElementProgram& exe, bool isOutput, std::size_t i) {
-  return isOutput ? exe.outputs[i].label : exe.placeholders[i].first;
+std::string observationLabel(const ElementProgram& exe, bool isOutput, std::size_t i) {
+  if (!isOutput) return exe.placeholders[i].first;
+  std::string label = "output " + std::to_string(i);
+  if (const std::optional<std::string>& node = exe.outputs[i].node) label += " (%" + *node + ")";
+  return label;
 }
 
 std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,

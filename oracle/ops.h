@@ -301,9 +301,9 @@ void observeElement(const ElementProgram& exe, std::span<const Semantics> ending
 void observe(const Executable& exe, std::span<const Semantics> endings, InputSet inputs, RunScratch& scratch,
              std::span<Observations> out);
 // The label of observation i (a placeholder's name, "output 1 (%add)").
-const std::string& observationLabel(const Executable& exe, bool isOutput, std::size_t i);
-const std::string& observationLabel(const ElementProgram& exe, bool isOutput, std::size_t i);
-const std::string& storageObservationLabel(const StorageProgram& exe, bool isOutput, std::size_t i);
+std::string observationLabel(const Executable& exe, bool isOutput, std::size_t i);
+std::string observationLabel(const ElementProgram& exe, bool isOutput, std::size_t i);
+std::string storageObservationLabel(const StorageProgram& exe, bool isOutput, std::size_t i);
 
 // One run's observations as firstDifferenceOf reads runs: labels come from the executable,
 // read only when there is a difference.
@@ -312,7 +312,7 @@ struct ObservedRun {
   const Executable& exe;
   std::size_t count(bool isOutput) const { return observed.count(isOutput); }
   std::span<const std::uint64_t> of(bool isOutput, std::size_t i) const { return observed.of(isOutput, i); }
-  const std::string& label(bool isOutput, std::size_t i) const { return observationLabel(exe, isOutput, i); }
+  std::string label(bool isOutput, std::size_t i) const { return observationLabel(exe, isOutput, i); }
 };
 
 // The first difference between two runs, placeholders first, then outputs. `Run` gives

@@ -149,7 +149,7 @@ void observe(const Executable& exe, std::span<const Semantics> endings, InputSet
   }
 }
 
-const std::string& observationLabel(const Executable& exe, bool isOutput, std::size_t i) {
+std::string observationLabel(const Executable& exe, bool isOutput, std::size_t i) {
   if (exe.impl->element) return observationLabel(*exe.impl->element, isOutput, i);
   return storageObservationLabel(*exe.impl->storage, isOutput, i);
 }

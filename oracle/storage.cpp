@@ -532,7 +532,7 @@ std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Sem
   return results;
 }
 
-const std::string& storageObservationLabel(const StorageProgram& exe, bool isOutput, std::size_t i) {
+std::string storageObservationLabel(const StorageProgram& exe, bool isOutput, std::size_t i) {
   return isOutput ? exe.referenceOutputs[i].first : exe.placeholders[i].first;  // placed outputs: the same labels
 }
 

@@ -611,6 +611,24 @@ TEST(OracleElement, SharedCompilesAndRunsMatchSeparateOnes) {
   EXPECT_GT(placedShared, 5);
 }
 
+// What a report calls each observation: a placeholder by its name, an output by its position
+// and the node it returns. Both tiers say the same.
+TEST(OracleElement, ObservationLabels) {
+  Program p = makeProgram({"b_s BUFFER s i64[2]", "x USER_INPUT i64[2]"},
+                          {"a: \"i64[2]\" = torch.ops.aten.add.Tensor(x, b_s)",
+                           "c: \"i64[2]\" = torch.ops.aten.mul.Tensor(a, 3)"},
+                          {"a BUFFER_MUTATION s", "c USER_OUTPUT", "x USER_OUTPUT"});
+  for (Tier tier : {Tier::Element, Tier::Storage}) {
+    RunResult r = runIt(p, Semantics::Par, ViewMode::CopyViews, tier);
+    ASSERT_EQ(r.placeholders.size(), 2u);
+    EXPECT_EQ(r.placeholders[0].label, "b_s");
+    EXPECT_EQ(r.placeholders[1].label, "x");
+    ASSERT_EQ(r.outputs.size(), 2u);
+    EXPECT_EQ(r.outputs[0].label, "output 0 (%c)") << toString(tier);
+    EXPECT_EQ(r.outputs[1].label, "output 1 (%x)") << toString(tier);
+  }
+}
+
 // check() runs with detail::observe (flat observations, one scratch reused by every run) and
 // compares with firstDifferenceOf, reading labels from the executable: the same values and the
 // same first differences as the public runEndings() and firstDifference(), in both tiers.
