@@ -25,8 +25,9 @@
 // Two tiers with one interface: the element tier (shapes known: real strided tensors of 64-bit
 // integers) and the storage tier (shapes unknown: one 64-bit digest per storage root).
 //
-// Usage: check() for verdicts (the CLI's `wbcheck check`); compile() once + run() many times
-// for the fuzzer and tests. Everything here is a value type; no global state.
+// Usage: check() for verdicts (the CLI's `wbcheck check`), a Checker for verdicts on one
+// program after another (a campaign worker); compile() once + run() many times for the fuzzer
+// and tests. Everything here is a value type; no global state.
 #pragma once
 
 #include <cstddef>
