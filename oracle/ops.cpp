@@ -256,9 +256,12 @@ std::uint64_t quickKey(std::string_view s) {
 
 }  // namespace
 
-void OpCache::classifyInto(Entry& e, const Node& node, const SchemaTable& schemas) {
+OpCache::Entry OpCache::classified(const Node& node, const SchemaTable& schemas) const {
+  Entry e;
+  e.target = node.target;
+  e.positional = node.args.size();
+  e.op = node.op;
   e.info = classify(node, schemas);
-  e.defaults.clear();
   if (e.info.schema) {
     e.defaults.reserve(e.info.schema->arguments.size());
     for (const SchemaArgument& param : e.info.schema->arguments)
@@ -266,6 +269,7 @@ void OpCache::classifyInto(Entry& e, const Node& node, const SchemaTable& schema
   }
   e.table = schemas;
   e.validIn = use_;
+  return e;
 }
 
 const OpCache::Entry& OpCache::get(const Node& node, const SchemaTable& schemas) {
@@ -281,29 +285,29 @@ const OpCache::Entry& OpCache::get(const Node& node, const SchemaTable& schemas)
       // Another use, perhaps another table: the classification holds if the target still
       // finds the same schema (classify() looks schemas up for calls other than getitem).
       const bool looksUp = node.op == NodeOp::CallFunction && !e.info.getitem;
-      if (looksUp && schemas.find(node.target, node.args.size()) != e.info.schema) classifyInto(e, node, schemas);
+      if (looksUp && schemas.find(node.target, node.args.size()) != e.info.schema) e = classified(node, schemas);
       e.validIn = use_;
     }
     return e;
   }
-  Entry& e = entries_.emplace_back();
-  e.target = node.target;
-  e.positional = node.args.size();
-  e.op = node.op;
-  classifyInto(e, node, schemas);
+  // Classified before anything changes, so an exception leaves the cache as it was.
+  Entry fresh = classified(node, schemas);
+  keys_.reserve(entries_.size() + 1);
+  entries_.push_back(std::move(fresh));
   keys_.push_back(key);
   if (2 * entries_.size() > slots_.size()) {  // grow (and rehash every entry, this one included)
-    slots_.assign(std::max<std::size_t>(64, 2 * slots_.size()), 0);
-    mask = slots_.size() - 1;
+    std::vector<std::uint32_t> grown(std::max<std::size_t>(64, 2 * slots_.size()), 0);
+    mask = grown.size() - 1;
     for (std::size_t i = 0; i < entries_.size(); ++i) {
       std::size_t at = keys_[i] & mask;
-      while (slots_[at] != 0) at = (at + 1) & mask;
-      slots_[at] = static_cast<std::uint32_t>(i + 1);
+      while (grown[at] != 0) at = (at + 1) & mask;
+      grown[at] = static_cast<std::uint32_t>(i + 1);
     }
+    slots_.swap(grown);
   } else {
     slots_[h] = static_cast<std::uint32_t>(entries_.size());
   }
-  return e;
+  return entries_.back();
 }
 
 std::optional<std::size_t> Analysis::find(std::string_view name) const {

@@ -144,7 +144,7 @@ class OpCache {
   std::vector<std::uint32_t> slots_;
   std::vector<std::uint64_t> keys_;  // per entry: its lookup key
   std::uint64_t use_ = 1;
-  void classifyInto(Entry& e, const Node& node, const SchemaTable& schemas);
+  Entry classified(const Node& node, const SchemaTable& schemas) const;
 };
 
 struct NodeFacts {
