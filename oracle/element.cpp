@@ -737,11 +737,31 @@ class ElementCompiler {
       span.at = static_cast<std::uint32_t>(base + l.offset);
       return span;
     }
-    // Listed row by row (rows of the last dimension; a non-contiguous layout has rank >= 1).
-    // A row's positions are evenly spaced, so it stays inside the storage iff its two ends do.
     span.listed = true;
     span.at = newTable(static_cast<std::size_t>(n));  // a resize: the pool grows geometrically
     std::uint32_t* to = out_.offsets.data() + span.at;
+    if (std::any_of(l.sizes.begin(), l.sizes.end(), [](std::int64_t s) { return s < 0; })) {
+      // Negative sizes (a view's [-2, -3]: n > 0 all the same) have no rows: element by
+      // element, an odometer over every dimension.
+      Shape idx(l.sizes.size(), 0);
+      std::int64_t pos = l.offset;
+      for (std::int64_t e = 0; e < n; ++e) {
+        if (pos < 0 || pos >= size) fail("a view reaches outside its storage (as_strided?)");
+        *to++ = static_cast<std::uint32_t>(base + pos);
+        for (std::size_t d = l.sizes.size(); d-- > 0;) {
+          if (++idx[d] < l.sizes[d]) {
+            pos += l.strides[d];
+            break;
+          }
+          pos -= l.strides[d] * (l.sizes[d] - 1);
+          idx[d] = 0;
+        }
+      }
+      return span;
+    }
+    // Listed row by row (rows of the last dimension; a non-contiguous layout has rank >= 1, and
+    // n > 0 with no negative size makes every size positive). A row's positions are evenly
+    // spaced, so it stays inside the storage iff its two ends do.
     const std::size_t rank = l.sizes.size();
     const std::int64_t rowSize = l.sizes[rank - 1], step = l.strides[rank - 1];
     Shape idx(rank - 1, 0);  // the row's index in the leading dimensions

@@ -41,11 +41,11 @@ constexpr std::uint64_t hashText(std::string_view text) {
   for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
   return mix64(h);
 }
-// The initial contents of element `i` of placeholder (or get_attr constant) `nameHash`.
-// inputElement() is combine(inputElementPrefix(...), i): a fill computes the prefix once.
+// The part of inputElement() that does not depend on the element: a fill computes it once.
 constexpr std::uint64_t inputElementPrefix(std::uint64_t seed, int inputSet, std::uint64_t nameHash) {
   return combine(combine(mix64(seed), static_cast<std::uint64_t>(inputSet)), nameHash);
 }
+// The initial contents of element `i` of placeholder (or get_attr constant) `nameHash`.
 constexpr std::uint64_t inputElement(std::uint64_t seed, int inputSet, std::uint64_t nameHash, std::uint64_t i) {
   return combine(inputElementPrefix(seed, inputSet, nameHash), i);
 }

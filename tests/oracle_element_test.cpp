@@ -186,8 +186,10 @@ TEST(OracleElement, StridedViewsStayInsideTheirStorage) {
   };
   EXPECT_EQ(output(runIt(program("[3, 2], [1, 3], 0"), Semantics::Par), 0), (Values{x[0], x[3], x[1], x[4], x[2], x[5]}));
   EXPECT_EQ(output(runIt(program("[2, 3], [-2, 1], 2"), Semantics::Par), 0), (Values{x[2], x[3], x[4], x[0], x[1], x[2]}));
-  // Out at a row's last end, at a later row's first end, with a negative step, before the start.
-  for (const char* outside : {"[2, 3], [3, 2], 0", "[2, 2], [-3, 1], 2", "[2, 3], [1, -1], 1", "[2, 2], [1, 2], -1"}) {
+  // Out at a row's last end, at a later row's first end, with a negative step, before the start,
+  // and with negative sizes (six elements all the same, the second one outside).
+  for (const char* outside :
+       {"[2, 3], [3, 2], 0", "[2, 2], [-3, 1], 2", "[2, 3], [1, -1], 1", "[2, 2], [1, 2], -1", "[-2, -3], [1, 1], 0"}) {
     Program p = program(outside);
     Result<Executable> exe = compile(p, tableFor(p), ExecOptions{});
     ASSERT_FALSE(exe.ok()) << outside;
