@@ -25,21 +25,27 @@
 
 namespace wb {
 
+namespace detail {
+// Unaligned loads of 8 and 4 bytes: names sit at any address.
+inline std::uint64_t load64(const char* p) {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+inline std::uint64_t load32(const char* p) {
+  std::uint32_t w;
+  std::memcpy(&w, p, 4);
+  return w;
+}
+}  // namespace detail
+
 // A hash of a name for the flat indices below (FNV-style multiply over 8-byte words, then a
 // final mix so the low bits, which pick the slot, depend on every byte). Only speed depends on
 // it: nothing iterates an index, so no result depends on hash order.
 inline std::uint64_t hashName(std::string_view s) {
+  using detail::load32;
+  using detail::load64;
   constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
-  auto load64 = [](const char* p) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    return w;
-  };
-  auto load32 = [](const char* p) {
-    std::uint32_t w;
-    std::memcpy(&w, p, 4);
-    return std::uint64_t{w};
-  };
   std::uint64_t h = s.size() * kMul;
   const char* p = s.data();
   std::size_t n = s.size();
@@ -67,16 +73,8 @@ inline std::uint64_t hashName(std::string_view s) {
 inline bool sameName(std::string_view a, std::string_view b) {
   const std::size_t n = a.size();
   if (n != b.size()) return false;
-  auto load64 = [](const char* p) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    return w;
-  };
-  auto load32 = [](const char* p) {
-    std::uint32_t w;
-    std::memcpy(&w, p, 4);
-    return w;
-  };
+  using detail::load32;
+  using detail::load64;
   const char* x = a.data();
   const char* y = b.data();
   if (n > 16) return std::memcmp(x, y, n) == 0;

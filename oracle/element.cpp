@@ -140,6 +140,19 @@ void advanceRowMajor(Shape& idx, const Shape& sizes) {
   }
 }
 
+// advanceRowMajor over the first idx.size() dimensions of a strided layout, keeping `pos` (the
+// storage position of idx) up to date.
+void advanceStrided(Shape& idx, const Shape& sizes, const Shape& strides, std::int64_t& pos) {
+  for (std::size_t d = idx.size(); d-- > 0;) {
+    if (++idx[d] < sizes[d]) {
+      pos += strides[d];
+      return;
+    }
+    pos -= strides[d] * (sizes[d] - 1);
+    idx[d] = 0;
+  }
+}
+
 Shape contiguousStrides(const Shape& sizes) {
   Shape strides(sizes.size(), 1);
   for (std::size_t i = sizes.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<std::int64_t>(sizes[i], 1);
@@ -748,14 +761,7 @@ class ElementCompiler {
       for (std::int64_t e = 0; e < n; ++e) {
         if (pos < 0 || pos >= size) fail("a view reaches outside its storage (as_strided?)");
         *to++ = static_cast<std::uint32_t>(base + pos);
-        for (std::size_t d = l.sizes.size(); d-- > 0;) {
-          if (++idx[d] < l.sizes[d]) {
-            pos += l.strides[d];
-            break;
-          }
-          pos -= l.strides[d] * (l.sizes[d] - 1);
-          idx[d] = 0;
-        }
+        advanceStrided(idx, l.sizes, l.strides, pos);
       }
       return span;
     }
@@ -770,14 +776,7 @@ class ElementCompiler {
       const std::int64_t last = pos + (rowSize - 1) * step;
       if (pos < 0 || pos >= size || last < 0 || last >= size) fail("a view reaches outside its storage (as_strided?)");
       for (std::int64_t j = 0, at = base + pos; j < rowSize; ++j, at += step) *to++ = static_cast<std::uint32_t>(at);
-      for (std::size_t d = rank - 1; d-- > 0;) {
-        if (++idx[d] < l.sizes[d]) {
-          pos += l.strides[d];
-          break;
-        }
-        pos -= l.strides[d] * (l.sizes[d] - 1);
-        idx[d] = 0;
-      }
+      advanceStrided(idx, l.sizes, l.strides, pos);  // idx spans the leading rank - 1 dimensions
     }
     return span;
   }
