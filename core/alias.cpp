@@ -255,13 +255,12 @@ class AliasBuilder {
 
   // Appends the sorted, deduplicated contents of `scratch` to the root pool.
   AliasInfo::Span commitRoots(std::vector<RootId>& scratch) {
-    if (scratch.size() > 1) {
-      std::sort(scratch.begin(), scratch.end());
-      scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
-    }
-    AliasInfo::Span s{static_cast<std::uint32_t>(info_.rootPool_.size()), static_cast<std::uint32_t>(scratch.size())};
-    info_.rootPool_.insert(info_.rootPool_.end(), scratch.begin(), scratch.end());
-    return s;
+    if (scratch.size() > 1) std::sort(scratch.begin(), scratch.end());
+    const std::uint32_t begin = static_cast<std::uint32_t>(info_.rootPool_.size());
+    RootId last = kNoNode;  // never a root
+    for (RootId r : scratch)
+      if (r != last) info_.rootPool_.push_back(last = r);
+    return {begin, static_cast<std::uint32_t>(info_.rootPool_.size()) - begin};
   }
 
   void addRootsOf(NodeId v, std::vector<RootId>& out) const {
@@ -282,14 +281,15 @@ class AliasBuilder {
       for (std::size_t i = 1; i < scratch.size(); ++i)
         for (std::size_t j = i; j > 0 && byRoot(scratch[j], scratch[j - 1]); --j) std::swap(scratch[j], scratch[j - 1]);
     }
-    scratch.erase(std::unique(scratch.begin(), scratch.end(),
-                              [](const RootAccess& a, const RootAccess& b) { return a.root == b.root; }),
-                  scratch.end());
-    AliasInfo::Span s{static_cast<std::uint32_t>(pool.size()), static_cast<std::uint32_t>(scratch.size())};
-    pool.insert(pool.end(), scratch.begin(), scratch.end());
-    if (!isOutput)
-      for (const RootAccess& a : scratch) info_.nodes_[a.root].*last = LastAccess{n, a.via};
-    return s;
+    const std::uint32_t begin = static_cast<std::uint32_t>(pool.size());
+    RootId previous = kNoNode;  // never a root
+    for (const RootAccess& a : scratch) {
+      if (a.root == previous) continue;  // sorted stably: the first access of a root stays
+      previous = a.root;
+      pool.push_back(a);
+      if (!isOutput) info_.nodes_[a.root].*last = LastAccess{n, a.via};
+    }
+    return {begin, static_cast<std::uint32_t>(pool.size()) - begin};
   }
 
   void accessOf(NodeId v, std::vector<RootAccess>& out) const {

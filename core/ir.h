@@ -43,6 +43,30 @@ struct Arg {
   std::string text;
   std::vector<Arg> items;
 
+  Arg() = default;
+  // By kind: a program copy copies every argument, and most are references, whose empty
+  // `items` a member-wise copy would still construct and check.
+  Arg(const Arg& other) : kind(other.kind) {
+    switch (kind) {
+      case Kind::None: break;
+      case Kind::Bool: boolean = other.boolean; break;
+      case Kind::Int: integer = other.integer; break;
+      case Kind::Float: real = other.real; break;
+      case Kind::String:
+      case Kind::Ref:
+      case Kind::Token: text = other.text; break;
+      case Kind::List:
+      case Kind::Tuple: items = other.items; break;
+    }
+  }
+  Arg(Arg&&) noexcept = default;
+  Arg& operator=(const Arg& other) {
+    if (this != &other) *this = Arg(other);
+    return *this;
+  }
+  Arg& operator=(Arg&&) noexcept = default;
+  ~Arg() = default;
+
   static Arg none() { return {}; }
   static Arg ofBool(bool v) { Arg a; a.kind = Kind::Bool; a.boolean = v; return a; }
   static Arg ofInt(std::int64_t v) { Arg a; a.kind = Kind::Int; a.integer = v; return a; }
