@@ -270,8 +270,11 @@ class AliasBuilder {
 
   // Records accesses (root, via) for node n in `pool`, one per root (the first via wins), and
   // updates the per-root last access unless n is the output node.
+  template <LastAccess AliasInfo::PerNode::*last>
   AliasInfo::Span commitAccesses(NodeId n, std::vector<RootAccess>& scratch, HugePageVector<RootAccess>& pool,
-                                 LastAccess AliasInfo::PerNode::*last, bool isOutput) {
+                                 bool isOutput) {
+    const std::uint32_t begin = static_cast<std::uint32_t>(pool.size());
+    if (scratch.empty()) return {begin, 0};  // most nodes write nothing
     // Stable, so the first argument through which a root is reached is kept. Insertion sort:
     // the lists are short, and std::stable_sort allocates.
     auto byRoot = [](const RootAccess& a, const RootAccess& b) { return a.root < b.root; };
@@ -281,7 +284,6 @@ class AliasBuilder {
       for (std::size_t i = 1; i < scratch.size(); ++i)
         for (std::size_t j = i; j > 0 && byRoot(scratch[j], scratch[j - 1]); --j) std::swap(scratch[j], scratch[j - 1]);
     }
-    const std::uint32_t begin = static_cast<std::uint32_t>(pool.size());
     RootId previous = kNoNode;  // never a root
     for (const RootAccess& a : scratch) {
       if (a.root == previous) continue;  // sorted stably: the first access of a root stays
@@ -301,8 +303,8 @@ class AliasBuilder {
 
   void finish(NodeId n, bool isOutput) {
     AliasInfo::PerNode& at = info_.nodes_[n];
-    at.reads = commitAccesses(n, reads_, info_.readPool_, &AliasInfo::PerNode::lastRead, isOutput);
-    at.writes = commitAccesses(n, writes_, info_.writePool_, &AliasInfo::PerNode::lastWrite, isOutput);
+    at.reads = commitAccesses<&AliasInfo::PerNode::lastRead>(n, reads_, info_.readPool_, isOutput);
+    at.writes = commitAccesses<&AliasInfo::PerNode::lastWrite>(n, writes_, info_.writePool_, isOutput);
   }
 
   void visit(NodeId n) {
