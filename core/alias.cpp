@@ -403,17 +403,11 @@ class AliasBuilder {
     bool shareHasRoots = false;
     for (NodeId v : shareRefs) shareHasRoots |= !info_.rootsOf(v).empty();
 
-    // Per-return roots.
-    const std::size_t returns = schema.returns.size();
-    if (elementRoots_.size() < returns) elementRoots_.resize(returns);
-    for (std::size_t ri = 0; ri < returns; ++ri) {
-      const SchemaAliasFacts::Return& ret = target.facts->returns[ri];
-      std::vector<RootId>& out = elementRoots_[ri];
-      out.clear();
-      if (!ret.tensor) continue;
+    // Per-return roots; false for an alias set no argument declares (say nothing precise).
+    auto returnRoots = [&](const SchemaAliasFacts::Return& ret, std::vector<RootId>& out) {
+      if (!ret.tensor) return true;
       bool fresh = true;
       if (ret.annotated) {
-        // An alias set no argument declares: say nothing precise about it.
         if (!ret.matched) return false;
         for (std::uint32_t a : ret.aliasedArguments) forBound(a, positional, [&](NodeId v) { addRootsOf(v, out); });
         fresh = false;
@@ -427,15 +421,26 @@ class AliasBuilder {
         fresh = false;
       }
       if (fresh) out.push_back(n);
-    }
-
-    for (std::size_t ri = 0; ri < returns; ++ri)
-      roots_.insert(roots_.end(), elementRoots_[ri].begin(), elementRoots_[ri].end());
-    info_.rootSpan_[n] = commitRoots(roots_);
-    if (returns > 1) {  // a tuple: getitem picks one element
-      AliasInfo::Span es{static_cast<std::uint32_t>(info_.elementPool_.size()), static_cast<std::uint32_t>(returns)};
-      for (std::size_t ri = 0; ri < returns; ++ri) info_.elementPool_.push_back(commitRoots(elementRoots_[ri]));
-      info_.nodes_[n].elements = es;
+      return true;
+    };
+    const std::size_t returns = schema.returns.size();
+    if (returns == 1) {  // nearly every op: its roots are the value's
+      if (!returnRoots(target.facts->returns[0], roots_)) return false;
+      info_.rootSpan_[n] = commitRoots(roots_);
+    } else {
+      if (elementRoots_.size() < returns) elementRoots_.resize(returns);
+      for (std::size_t ri = 0; ri < returns; ++ri) {
+        elementRoots_[ri].clear();
+        if (!returnRoots(target.facts->returns[ri], elementRoots_[ri])) return false;
+      }
+      for (std::size_t ri = 0; ri < returns; ++ri)
+        roots_.insert(roots_.end(), elementRoots_[ri].begin(), elementRoots_[ri].end());
+      info_.rootSpan_[n] = commitRoots(roots_);
+      if (returns > 1) {  // a tuple: getitem picks one element
+        AliasInfo::Span es{static_cast<std::uint32_t>(info_.elementPool_.size()), static_cast<std::uint32_t>(returns)};
+        for (std::size_t ri = 0; ri < returns; ++ri) info_.elementPool_.push_back(commitRoots(elementRoots_[ri]));
+        info_.nodes_[n].elements = es;
+      }
     }
 
     // Reads: every node used. Writes: arguments bound to `(a!)` (lists included) and the
