@@ -17,14 +17,18 @@ struct Executables {
   Executable value;         // F
   Executable placed[2];     // per view mode, if the placement produced a program
   bool sameInBothModes = false;  // no `*_copy` views: the alias-views runs repeat the copy-views ones
+  // The placed program is the program itself (see placedIsReference in Checker::check): the
+  // placed run is the reference executable's run with the Placed ending.
+  bool placedIsReference = false;
 };
 
 // Compiles everything in one tier; the error of the first program that does not compile, in
 // the order reference, placed (copy views), reference, placed (alias views), F. The analyses
 // are shared by every compile of their program (five compiles, two analyses), and compiles
-// share their common start (compileAnalysedShared).
-std::optional<std::string> compileAll(const detail::Analysis& program, const detail::Analysis* placed, Tier tier,
-                                      Executables& out) {
+// share their common start (compileAnalysedShared). With `placedIsReference` (and `placed`
+// null) the placed program is the program: nothing more is compiled for it.
+std::optional<std::string> compileAll(const detail::Analysis& program, const detail::Analysis* placed,
+                                      bool placedIsReference, Tier tier, Executables& out) {
   ExecOptions options;
   options.tier = tier;
   detail::SharedExecutables all = detail::compileAnalysedShared(program, options, true, placed);
@@ -33,6 +37,8 @@ std::optional<std::string> compileAll(const detail::Analysis& program, const det
   };
   if (!all.copyViews) return why(all.copyViews);
   out.reference[0] = out.reference[1] = *all.copyViews;
+  out.placedIsReference = placedIsReference;
+  if (placedIsReference) out.placed[0] = out.placed[1] = *all.copyViews;
   if (placed) {
     if (!*all.placed) return "placed program: " + why(*all.placed);
     out.placed[0] = out.placed[1] = **all.placed;
@@ -42,6 +48,7 @@ std::optional<std::string> compileAll(const detail::Analysis& program, const det
   if (all.aliasViews) {
     if (!*all.aliasViews) return why(*all.aliasViews);
     out.reference[1] = **all.aliasViews;
+    if (placedIsReference) out.placed[1] = **all.aliasViews;
   }
   if (all.placedAlias) {
     if (!*all.placedAlias) return "placed program: " + why(*all.placedAlias);
@@ -100,7 +107,7 @@ int CheckReport::exitCode() const {
 struct Checker::Reused {
   std::shared_ptr<detail::OpCache> ops = std::make_shared<detail::OpCache>();
   detail::RunScratch scratch;
-  detail::Observations ref[2], value[1], actual[1];  // ref: S_par, S_seq
+  detail::Observations ref[3], value[1], actual[1];  // ref: S_par, S_seq, placed (see refRun)
 };
 
 Checker::Checker() : reused_(std::make_unique<Reused>()) {}
@@ -126,7 +133,15 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
   PlacedProgram placed = place(program, options.placement, schemas);
   if (placed.failure) report.placementFailure = placed.failure;
   const Program* placedProgram = placed.failure ? nullptr : &placed.program;
-  if (placedProgram)
+  // A placement that leaves the program as it is (no write-back to place: about a third of
+  // generated programs) gives a placed program whose validation, analysis, compiles and runs
+  // would repeat the program's own: it is valid (the program is), and its executables behave
+  // as the program's do under the Placed ending (a placed-program compile differs only in
+  // leaving out the end writes, which the Placed ending does not apply, and the end writes
+  // only add compile errors, which the reference compile reports first). So its placed run is
+  // the reference run's third ending.
+  const bool placedIsReference = placedProgram && *placedProgram == program;
+  if (placedProgram && !placedIsReference)
     if (std::vector<Diagnostic> errors = validate(*placedProgram); !errors.empty()) {
       report.placementFailure = "the placed program is invalid: " + formatAll(errors);
       placedProgram = nullptr;
@@ -140,12 +155,12 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
   ops->newUse();
   const detail::Analysis analysis = detail::analyse(program, schemas, ops);
   std::optional<detail::Analysis> placedAnalysis;
-  if (placedProgram) placedAnalysis = detail::analyse(*placedProgram, schemas, ops);
+  if (placedProgram && !placedIsReference) placedAnalysis = detail::analyse(*placedProgram, schemas, ops);
   const detail::Analysis* placedPtr = placedAnalysis ? &*placedAnalysis : nullptr;
-  if (std::optional<std::string> why = compileAll(analysis, placedPtr, Tier::Element, exes)) {
+  if (std::optional<std::string> why = compileAll(analysis, placedPtr, placedIsReference, Tier::Element, exes)) {
     report.tier = Tier::Storage;
     report.tierReason = *why;
-    if (std::optional<std::string> error = compileAll(analysis, placedPtr, Tier::Storage, exes)) {
+    if (std::optional<std::string> error = compileAll(analysis, placedPtr, placedIsReference, Tier::Storage, exes)) {
       report.verdict = Verdict::Error;
       report.error = *error;
       return report;
@@ -155,10 +170,12 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
   bool bugIn[2] = {false, false};
   bool seqIn[2] = {false, false};
   bool valueIn[2] = {false, false};
-  const Semantics refEndings[] = {Semantics::Par, Semantics::Seq};
+  // S_par, S_seq, and the placed run when the placed program is the program.
+  const Semantics refEndings[] = {Semantics::Par, Semantics::Seq, Semantics::Placed};
+  const std::span<const Semantics> refRun(refEndings, exes.placedIsReference ? 3 : 2);
   const Semantics valueEnding[] = {Semantics::Value}, placedEnding[] = {Semantics::Placed};
   detail::RunScratch& scratch = reused_->scratch;
-  auto& ref = reused_->ref;  // S_par, S_seq
+  auto& ref = reused_->ref;  // S_par, S_seq, placed
   auto& value = reused_->value;
   auto& actual = reused_->actual;
   for (int set = 0; set < options.inputs; ++set) {
@@ -167,7 +184,7 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
     const detail::ObservedRun valueRun{value[0], exes.value};
     for (int m = 0; m < 2; ++m) {
       if (m == 1 && exes.sameInBothModes) break;  // identical runs: copied below
-      detail::observe(exes.reference[m], refEndings, inputs, scratch, ref);
+      detail::observe(exes.reference[m], refRun, inputs, scratch, ref);
       const detail::ObservedRun par{ref[0], exes.reference[m]}, seq{ref[1], exes.reference[m]};
       auto note = [&](std::vector<Mismatch>& into, const char* kind, const Difference& d) {
         Mismatch mm;
@@ -179,8 +196,8 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
         into.push_back(std::move(mm));
       };
       if (placedProgram && !bugIn[m]) {
-        detail::observe(exes.placed[m], placedEnding, inputs, scratch, actual);
-        const detail::ObservedRun placedRun{actual[0], exes.placed[m]};
+        if (!exes.placedIsReference) detail::observe(exes.placed[m], placedEnding, inputs, scratch, actual);
+        const detail::ObservedRun placedRun{exes.placedIsReference ? ref[2] : actual[0], exes.placed[m]};
         if (std::optional<Difference> d = detail::firstDifferenceOf(par, placedRun)) {
           bugIn[m] = true;
           note(report.bugs, "placement != S_par", *d);

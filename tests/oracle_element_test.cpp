@@ -15,6 +15,7 @@
 #include "gen/generator.h"
 #include "oracle/ops.h"
 #include "oracle/oracle.h"
+#include "tests/testing.h"
 
 namespace wb::oracle {
 namespace {
@@ -705,6 +706,54 @@ TEST(OracleElement, ObservedRunsMatchRunResults) {
   }
   EXPECT_GT(runs, 100);
   EXPECT_GT(differences, 5);  // some comparisons differ (findings, End/PR #20744 bugs), so labels are compared too
+}
+
+// check() takes the placed run of a placement that leaves the program unchanged from the
+// reference run (a third ending, Placed, after S_par and S_seq) instead of compiling the
+// program again as a placed program: the two must observe the same, for every program (those
+// with end writes included, which the Placed ending must leave out), in both tiers and view
+// modes; and the placed compile must succeed whenever the reference one does.
+TEST(OracleElement, PlacedEndingOfTheReferenceIsTheProgramRunAsPlaced) {
+  std::vector<std::pair<Program, SchemaTable>> programs;
+  for (const auto& file : testing::filesUnder(testing::corpusDir())) {
+    Program p = testing::loadProgram(file);
+    SchemaTable schemas = schemasFor(p, builtinSchemas());
+    programs.emplace_back(std::move(p), std::move(schemas));
+  }
+  gen::GenOptions options;
+  options.maxNodes = 30;
+  gen::Generator generator(options);
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    gen::RandomChoices choices(seed);
+    Program p = generator.generate(choices).program;
+    SchemaTable schemas = schemasFor(p, generator.schemas());
+    programs.emplace_back(std::move(p), std::move(schemas));
+  }
+  const Semantics endings[] = {Semantics::Par, Semantics::Seq, Semantics::Placed};
+  int compared = 0, endWritesLeftOut = 0;
+  for (const auto& [program, schemas] : programs)
+    for (Tier tier : {Tier::Element, Tier::Storage})
+      for (ViewMode mode : {ViewMode::CopyViews, ViewMode::AliasViews}) {
+        ExecOptions o;
+        o.tier = tier;
+        o.viewMode = mode;
+        Result<Executable> reference = compile(program, schemas, o);
+        o.placedProgram = true;
+        Result<Executable> asPlaced = compile(program, schemas, o);
+        if (!reference) continue;
+        ASSERT_TRUE(asPlaced.ok()) << formatAll(asPlaced.errors);
+        for (int set = 0; set < 2; ++set) {
+          const InputSet inputs{7, set};
+          std::vector<RunResult> runs = runEndings(*reference, endings, inputs);
+          RunResult placed = run(*asPlaced, Semantics::Placed, inputs);
+          EXPECT_EQ(runs[2].placeholders, placed.placeholders) << toString(tier) << " " << toString(mode);
+          EXPECT_EQ(runs[2].outputs, placed.outputs) << toString(tier) << " " << toString(mode);
+          endWritesLeftOut += runs[0].placeholders != runs[2].placeholders;
+          ++compared;
+        }
+      }
+  EXPECT_GT(compared, 200);
+  EXPECT_GT(endWritesLeftOut, 20);  // programs whose S_par end writes change a buffer
 }
 
 // A node compiles alike in two programs only if what later nodes decide about it agrees too:
