@@ -5,10 +5,11 @@
 #include "core/validate.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 
 #include "core/name_index.h"
@@ -150,8 +151,10 @@ GraphFacts checkGraph(const Graph& graph, std::string_view scope, const Validate
     return facts;
   }
   FirstDefinition firstIndex(NodeName{&nodes}, nodes.size());
+  std::size_t placeholderCount = 0;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const Node& node = nodes[i];
+    placeholderCount += node.isPlaceholder();
     if (node.name.empty()) {
       report.error(describe(node, i, scope) + " has an empty name");
       continue;
@@ -162,9 +165,12 @@ GraphFacts checkGraph(const Graph& graph, std::string_view scope, const Validate
                    " and #" + std::to_string(i) + ")");
   }
 
-  // Placeholders first; exactly one output node, last.
+  // Placeholders first; exactly one output node, last. (Output nodes are counted rather than
+  // listed: a valid program has one, and validate() runs up to twice per oracle check, so its
+  // allocations show.)
   std::optional<std::size_t> firstNonPlaceholder;
-  std::vector<std::size_t> outputs;
+  std::size_t outputCount = 0, firstOutputs[2] = {0, 0};
+  facts.placeholders.reserve(placeholderCount);
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const Node& node = nodes[i];
     if (node.isPlaceholder()) {
@@ -176,18 +182,22 @@ GraphFacts checkGraph(const Graph& graph, std::string_view scope, const Validate
     } else if (!firstNonPlaceholder) {
       firstNonPlaceholder = i;
     }
-    if (node.isOutput()) outputs.push_back(i);
+    if (node.isOutput()) {
+      if (outputCount < 2) firstOutputs[outputCount] = i;
+      ++outputCount;
+    }
   }
-  if (outputs.empty()) report.error(prefix + "the graph has no output node");
-  if (outputs.size() > 1)
-    report.error(prefix + "the graph has " + std::to_string(outputs.size()) + " output nodes (" +
-                 describe(nodes[outputs[0]], outputs[0], "") + " and " +
-                 describe(nodes[outputs[1]], outputs[1], "") + (outputs.size() > 2 ? ", ..." : "") + ")");
-  for (std::size_t i : outputs)
-    if (i + 1 != nodes.size())
-      report.error(describe(nodes[i], i, scope) + " is not the last node (followed by " +
-                   describe(nodes[i + 1], i + 1, "") + ")");
-  facts.outputIsLast = outputs.size() == 1 && outputs[0] + 1 == nodes.size();
+  if (outputCount == 0) report.error(prefix + "the graph has no output node");
+  if (outputCount > 1)
+    report.error(prefix + "the graph has " + std::to_string(outputCount) + " output nodes (" +
+                 describe(nodes[firstOutputs[0]], firstOutputs[0], "") + " and " +
+                 describe(nodes[firstOutputs[1]], firstOutputs[1], "") + (outputCount > 2 ? ", ..." : "") + ")");
+  facts.outputIsLast = outputCount == 1 && firstOutputs[0] + 1 == nodes.size();
+  if (!facts.outputIsLast)
+    for (std::size_t i = 0; i + 1 < nodes.size(); ++i)
+      if (nodes[i].isOutput())
+        report.error(describe(nodes[i], i, scope) + " is not the last node (followed by " +
+                     describe(nodes[i + 1], i + 1, "") + ")");
 
   // Per node: fields its op kind cannot carry, references, list sizes, share-alloc meta.
   std::vector<std::pair<const Arg*, std::size_t>> stack;
@@ -253,26 +263,42 @@ void checkSignature(const Program& program, const GraphFacts& facts, Reporter& r
                  ", which is not a placeholder");
 
   // Targets are unique per kind (a buffer FQN may equal a user input's name: different kinds).
-  std::unordered_map<std::string, std::size_t> seenTargets;
-  for (std::size_t i = 0; i < signature.inputs.size(); ++i) {
+  // The specs with a target, sorted by (kind, target) and, within one, by position: each
+  // run of equal keys is one target, its first spec the one the others repeat. No key strings
+  // are built (a map keyed by "KIND:target" cost an allocation or two per input spec).
+  std::vector<std::uint32_t> byTarget;
+  byTarget.reserve(signature.inputs.size());
+  for (std::size_t i = 0; i < signature.inputs.size(); ++i)
+    if (!signature.inputs[i].target.empty()) byTarget.push_back(static_cast<std::uint32_t>(i));
+  auto keyOf = [&](std::uint32_t i) {
+    return std::pair<InputKind, std::string_view>(signature.inputs[i].kind, signature.inputs[i].target);
+  };
+  std::stable_sort(byTarget.begin(), byTarget.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return keyOf(a) < keyOf(b); });
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> repeats;  // (spec, the first with its key)
+  for (std::size_t k = 1, first = 0; k < byTarget.size(); ++k) {
+    if (keyOf(byTarget[k]) != keyOf(byTarget[first])) first = k;
+    else repeats.emplace_back(byTarget[k], byTarget[first]);
+  }
+  std::sort(repeats.begin(), repeats.end());  // reported in the order of the specs
+  for (const auto& [i, first] : repeats) {
     const InputSpec& spec = signature.inputs[i];
-    if (spec.target.empty()) continue;
-    std::string key = std::string(toString(spec.kind)) + ":" + spec.target;
-    auto [it, inserted] = seenTargets.emplace(std::move(key), i);
-    if (!inserted)
-      report.error("input specs #" + std::to_string(it->second) + " and #" + std::to_string(i) +
-                   " are both " + std::string(toString(spec.kind)) + " with target " + quoted(spec.target));
+    report.error("input specs #" + std::to_string(first) + " and #" + std::to_string(i) + " are both " +
+                 std::string(toString(spec.kind)) + " with target " + quoted(spec.target));
   }
 
   // Output specs: one per returned value, naming that value (empty for a constant).
   if (facts.outputIsLast && graph.nodes.back().args.size() == 1) {
-    std::vector<Arg> returned = graph.returnedValues();
+    // Graph::returnedValues() without its copy of the arguments.
+    const Arg& ret = graph.nodes.back().args[0];
+    const std::span<const Arg> returned =
+        ret.isSequence() ? std::span<const Arg>(ret.items) : std::span<const Arg>(&ret, 1);
     if (signature.outputs.size() != returned.size())
       report.error("the signature has " + std::to_string(signature.outputs.size()) +
                    " output spec(s) but the graph returns " + std::to_string(returned.size()) + " value(s)");
     for (std::size_t i = 0; i < std::min(signature.outputs.size(), returned.size()); ++i) {
       const OutputSpec& spec = signature.outputs[i];
-      const std::string expected = returned[i].isRef() ? returned[i].text : std::string();
+      const std::string_view expected = returned[i].isRef() ? std::string_view(returned[i].text) : std::string_view();
       if (spec.name == expected) continue;
       std::string what = returned[i].isRef() ? quoted(expected) : "a constant";
       report.error("output spec #" + std::to_string(i) + " (" + std::string(toString(spec.kind)) + ") names " +
@@ -280,8 +306,10 @@ void checkSignature(const Program& program, const GraphFacts& facts, Reporter& r
     }
   }
 
-  // Mutation targets resolve, and no input is the target of two mutations.
-  std::unordered_map<const InputSpec*, std::size_t> mutated;
+  // Mutation targets resolve, and no input is the target of two mutations: per input spec,
+  // the first output spec that mutates it.
+  constexpr std::size_t kNotMutated = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> mutatedBy;
   for (std::size_t i = 0; i < signature.outputs.size(); ++i) {
     const OutputSpec& spec = signature.outputs[i];
     if (!isMutation(spec.kind)) continue;
@@ -293,10 +321,12 @@ void checkSignature(const Program& program, const GraphFacts& facts, Reporter& r
                    quoted(spec.name) + ") targets " + quoted(spec.target) + ", but " + std::string(wanted));
       continue;
     }
-    auto [it, inserted] = mutated.emplace(input, i);
-    if (!inserted)
-      report.error("output specs #" + std::to_string(it->second) + " and #" + std::to_string(i) +
-                   " both mutate " + quoted(spec.target));
+    if (mutatedBy.empty()) mutatedBy.assign(signature.inputs.size(), kNotMutated);
+    std::size_t& first = mutatedBy[static_cast<std::size_t>(input - signature.inputs.data())];
+    if (first == kNotMutated) first = i;
+    else
+      report.error("output specs #" + std::to_string(first) + " and #" + std::to_string(i) + " both mutate " +
+                   quoted(spec.target));
   }
 }
 

@@ -256,6 +256,25 @@ TEST(Validate, DuplicateInputTargetsOfTheSameKind) {
   EXPECT_THAT(check(p), ElementsAre("input specs #0 and #2 are both BUFFER with target 's'"));
 }
 
+// Several repeated targets, interleaved: each repeat names the first spec with its kind and
+// target, and the repeats are reported in the order of the specs (validate() finds them by
+// sorting, not in a map).
+TEST(Validate, RepeatedInputTargetsAreReportedInSpecOrder) {
+  Program p = validProgram();
+  const std::vector<std::pair<InputKind, std::string>> more = {
+      {InputKind::Buffer, "t"}, {InputKind::Parameter, "s"}, {InputKind::Buffer, "t"},
+      {InputKind::Buffer, "s"}, {InputKind::Parameter, "s"}, {InputKind::Buffer, "s"}};
+  for (std::size_t k = 0; k < more.size(); ++k) {
+    const std::string name = "extra" + std::to_string(k);
+    p.graph.nodes.insert(p.graph.nodes.begin() + 2 + static_cast<std::ptrdiff_t>(k), Node::placeholder(name));
+    p.signature.inputs.push_back(input(more[k].first, name, more[k].second));
+  }
+  EXPECT_THAT(check(p), ElementsAre("input specs #2 and #4 are both BUFFER with target 't'",
+                                    "input specs #0 and #5 are both BUFFER with target 's'",
+                                    "input specs #3 and #6 are both PARAMETER with target 's'",
+                                    "input specs #0 and #7 are both BUFFER with target 's'"));
+}
+
 TEST(Validate, InputMutatedTwice) {
   Program p = validProgram();
   p.signature.outputs[2] = outputSpec(OutputKind::BufferMutation, "add", "s");
