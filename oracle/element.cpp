@@ -263,6 +263,22 @@ struct RunState : RunScratch {
   int inputSet = 0;
 };
 
+// A vector whose copies keep room to grow. A fork (a copy of a compiler, see
+// ElementCompiler::forkAt) goes on appending to every pool it copied; an exact-size copy
+// would be moved again at its first append.
+template <typename T>
+class Pool : public std::vector<T> {
+ public:
+  Pool() = default;
+  Pool(const Pool& other) : std::vector<T>() {
+    this->reserve(other.size() + other.size() / 2 + 16);
+    this->insert(this->end(), other.begin(), other.end());
+  }
+  Pool(Pool&&) noexcept = default;
+  Pool& operator=(const Pool&) = default;
+  Pool& operator=(Pool&&) noexcept = default;
+};
+
 }  // namespace
 
 struct ElementProgram {
@@ -270,13 +286,13 @@ struct ElementProgram {
   bool dependsOnViewMode = false;  // some `*_copy` view variant was compiled
   std::size_t arenaSize = 0;
   std::size_t opaqueSlots = 0;
-  std::vector<Step> steps;                // every node's steps, in graph order
-  std::vector<std::uint32_t> nodeStepEnd;  // per node: end of its steps in `steps`
+  Pool<Step> steps;                 // every node's steps, in graph order
+  Pool<std::uint32_t> nodeStepEnd;  // per node: end of its steps in `steps`
   // Pools the steps and sources point into.
-  std::vector<std::uint32_t> offsets;  // arena offsets of listed spans, index tables, slots
-  std::vector<Span> spans;
-  std::vector<Operand> operands;
-  std::vector<std::int64_t> ints;
+  Pool<std::uint32_t> offsets;  // arena offsets of listed spans, index tables, slots
+  Pool<Span> spans;
+  Pool<Operand> operands;
+  Pool<std::int64_t> ints;
   std::vector<Source> nodeResults;  // per node (traceNodes only)
   std::vector<std::pair<std::string, Source>> placeholders;
   struct Output {
@@ -623,8 +639,7 @@ class ElementCompiler {
     fork->valueFork_.reset();
     fork->placed_ = nullptr;
     fork->placedFork_.reset();
-    fork->forkedAt_ = i;
-    fork->reservePools();
+    fork->forkedAt_ = i;  // its pools were copied with room to grow (Pool)
     return fork;
   }
 
@@ -696,16 +711,16 @@ class ElementCompiler {
   std::size_t forkedAt_ = 0;
   bool valueModel_;
   ElementProgram out_;
-  std::vector<CValue> values_;
+  Pool<CValue> values_;  // Pools: a fork copies them and continues
   // The placeholders as declared (values_ may rebind one under F; the observations and end
   // writes are of the declared storage).
-  std::vector<std::uint32_t> declaredAt_;  // per node: 1 + its index in declaredValues_, or 0
+  Pool<std::uint32_t> declaredAt_;  // per node: 1 + its index in declaredValues_, or 0
   std::vector<CValue> declaredValues_;
   const CValue noValue_;
   const CValue& declared(std::size_t node) const {
     return declaredAt_[node] ? declaredValues_[declaredAt_[node] - 1] : noValue_;
   }
-  std::vector<std::int64_t> storageBase_, storageSize_;
+  Pool<std::int64_t> storageBase_, storageSize_;
   std::uint32_t opaqueSlots_ = 0;
   std::size_t budget_ = 0;
 
@@ -955,8 +970,7 @@ class ElementCompiler {
     out_.valueModel = valueModel_;
   }
 
-  // Rough sizes for a typical program, so the pools rarely grow; a fork (whose copied pools
-  // have no room left) reserves them again.
+  // Rough sizes for a typical program, so the pools rarely grow.
   void reservePools() {
     const std::size_t n = program_->graph.nodes.size();
     auto atLeast = [](auto& pool, std::size_t size) { pool.reserve(std::max(size, pool.size() + pool.size() / 2)); };
