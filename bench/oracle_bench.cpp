@@ -146,9 +146,9 @@ Compiled compileCaseShared(const Case& c) {
   return out;
 }
 
-// One check's worth of interpretation for one input set: F, then per view mode S_par and S_seq
-// (one run) and the placed program, compared as check() runs and compares them (flat
-// observations in one reused scratch, detail::observe and firstDifferenceOf). A mode whose
+// One check's worth of interpretation for one input set: per view mode S_par and S_seq (one
+// run), F (after the first) and the placed program, compared as check() runs and compares
+// them (flat observations in one reused scratch, detail::observe and firstDifferenceOf). A mode whose
 // executables are those of the first (no `*_copy` views, shared compiles) is not run again.
 // Returns the number of differences.
 struct RunBuffers {
@@ -161,10 +161,12 @@ std::size_t runAndCompare(const Compiled& c, oracle::InputSet inputs, RunBuffers
   const oracle::Semantics endings[] = {oracle::Semantics::Par, oracle::Semantics::Seq};
   const oracle::Semantics valueEnding[] = {oracle::Semantics::Value}, placedEnding[] = {oracle::Semantics::Placed};
   std::size_t mismatches = 0;
-  oracle::detail::observe(c.value, valueEnding, inputs, b.scratch, b.value);
   for (int m = 0; m < 2; ++m) {
     if (m == 1 && c.reference[1].impl == c.reference[0].impl && c.placed[1].impl == c.placed[0].impl) break;
     oracle::detail::observe(c.reference[m], endings, inputs, b.scratch, b.ref);
+    // After the copy-views run, as check() does: F forks from it (a shared compile's F run
+    // starts from its state at the fork).
+    if (m == 0) oracle::detail::observe(c.value, valueEnding, inputs, b.scratch, b.value);
     oracle::detail::observe(c.placed[m], placedEnding, inputs, b.scratch, b.placed);
     const ObservedRun par{b.ref[0], c.reference[m]};
     mismatches += oracle::detail::firstDifferenceOf(par, ObservedRun{b.placed[0], c.placed[m]}).has_value();

@@ -178,13 +178,17 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
   auto& ref = reused_->ref;  // S_par, S_seq, placed
   auto& value = reused_->value;
   auto& actual = reused_->actual;
+  // The runs of the executables forked from the copy-views one (F, alias views, placed) start
+  // from its run's state at their forks (detail::ForkState), so it runs first; fork states of
+  // the previous check are let go (their programs are not this check's).
+  scratch.releaseForkStates();
   for (int set = 0; set < options.inputs; ++set) {
     const InputSet inputs{options.seed, set};
-    detail::observe(exes.value, valueEnding, inputs, scratch, value);
     const detail::ObservedRun valueRun{value[0], exes.value};
     for (int m = 0; m < 2; ++m) {
       if (m == 1 && exes.sameInBothModes) break;  // identical runs: copied below
       detail::observe(exes.reference[m], refRun, inputs, scratch, ref);
+      if (m == 0) detail::observe(exes.value, valueEnding, inputs, scratch, value);
       const detail::ObservedRun par{ref[0], exes.reference[m]}, seq{ref[1], exes.reference[m]};
       auto note = [&](std::vector<Mismatch>& into, const char* kind, const Difference& d) {
         Mismatch mm;

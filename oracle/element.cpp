@@ -304,6 +304,18 @@ struct ElementProgram {
   };
   std::vector<Output> outputs;
   std::vector<EndWrite> endWrites;  // in output-spec order
+  // Forks (ElementCompiler::forkAt): a program forked from another starts with that one's
+  // first `forkedAt.step` steps, which touch only arena[0, forkedAt.arena) and opaque slots
+  // [0, forkedAt.opaque). So a run of it may start from the other's run state there, which
+  // that run keeps at each of its forkPoints (RunScratch::forkStates). forkedFrom is null for
+  // a program compiled from the start, or when the one it was forked from failed to compile.
+  struct ForkPoint {
+    std::uint32_t step = 0;
+    std::size_t arena = 0, opaque = 0;
+  };
+  std::shared_ptr<const ElementProgram> forkedFrom;
+  ForkPoint forkedAt;
+  std::vector<ForkPoint> forkPoints;  // where other programs were forked from this one, by step
 };
 
 namespace {
@@ -616,11 +628,19 @@ class ElementCompiler {
       d.message = u.why;
       return Result<std::shared_ptr<const ElementProgram>>::failure(d);
     }
-    out_.arenaSize = storageBase_.empty() ? 0 : storageBase_.back() + storageSize_.back();
+    out_.arenaSize = arenaEnd();
     out_.opaqueSlots = opaqueSlots_;
     out_.dependsOnViewMode = viewModeSeen_;
-    return Result<std::shared_ptr<const ElementProgram>>::success(
-        std::make_shared<const ElementProgram>(std::move(out_)));
+    // The compile this one was forked from has finished first (see compileShared), if it
+    // succeeded.
+    if (parent_) out_.forkedFrom = parent_->finished_;
+    if (!out_.forkedFrom) out_.forkedAt = {};
+    finished_ = std::make_shared<const ElementProgram>(std::move(out_));
+    return Result<std::shared_ptr<const ElementProgram>>::success(finished_);
+  }
+
+  std::size_t arenaEnd() const {
+    return storageBase_.empty() ? 0 : static_cast<std::size_t>(storageBase_.back() + storageSize_.back());
   }
 
   // A fork (see compileShared) continues from the node it was taken before.
@@ -632,8 +652,15 @@ class ElementCompiler {
   }
 
   // Copies this compiler, as it stands before node i, for another view mode or model.
-  std::shared_ptr<ElementCompiler> forkAt(std::size_t i) const {
+  std::shared_ptr<ElementCompiler> forkAt(std::size_t i) {
+    // Where the fork's run may start from this one's (ElementProgram::forkedAt).
+    const ElementProgram::ForkPoint here{static_cast<std::uint32_t>(out_.steps.size()), arenaEnd(), opaqueSlots_};
     auto fork = std::make_shared<ElementCompiler>(*this);
+    fork->parent_ = this;
+    fork->finished_.reset();
+    fork->out_.forkPoints.clear();
+    fork->out_.forkedAt = here;
+    out_.forkPoints.push_back(here);
     fork->forkWanted_ = fork->valueForkWanted_ = false;
     fork->fork_.reset();
     fork->valueFork_.reset();
@@ -706,6 +733,10 @@ class ElementCompiler {
   ExecOptions options_;  // a copy: the alias-views fork changes its view mode
   bool forkWanted_ = false, valueForkWanted_ = false;
   std::shared_ptr<ElementCompiler> fork_, valueFork_, placedFork_;  // see compileShared()
+  // The compile this one was forked from (it outlives this one: it holds it, directly or
+  // through its forks), and this one's program once finished (for its forks' forkedFrom).
+  ElementCompiler* parent_ = nullptr;
+  std::shared_ptr<const ElementProgram> finished_;
   const Analysis* placed_ = nullptr;  // the placed program, to fork to before placedFrom_
   std::size_t placedFrom_ = 0;
   std::size_t forkedAt_ = 0;
@@ -2349,10 +2380,47 @@ ElementPrograms compileElementShared(const Analysis& analysis, const ExecOptions
 
 namespace {
 
+bool sameInputs(InputSet a, InputSet b) { return a.seed == b.seed && a.index == b.index; }
+
+// The kept run state of `program` before step `step` for `inputs`, if any.
+const ForkState* findForkState(const RunScratch& scratch, const ElementProgram* program, std::uint32_t step,
+                               InputSet inputs) {
+  for (const ForkState& f : scratch.forkStates)
+    if (f.program.get() == program && f.step == step && sameInputs(f.inputs, inputs)) return &f;
+  return nullptr;
+}
+
+// Keeps the run state before step `at.step` of `program` (see ElementProgram::forkPoints): in
+// the entry already kept for that program and step, else in a new one up to kMaxForkStates,
+// else in the oldest. A state that is replaced only makes a later run start from the
+// beginning: it is a saving, never what a result depends on.
+void keepForkState(RunState& st, const std::shared_ptr<const ElementProgram>& program,
+                   const ElementProgram::ForkPoint& at, InputSet inputs) {
+  std::vector<ForkState>& kept = st.forkStates;
+  ForkState* into = nullptr;
+  for (ForkState& f : kept)
+    if (f.program == program && f.step == at.step) into = &f;
+  for (ForkState& f : kept)  // one released by releaseForkStates()
+    if (!into && !f.program) into = &f;
+  if (!into) {
+    if (kept.size() < RunScratch::kMaxForkStates) into = &kept.emplace_back();
+    else into = &kept[st.nextForkState++ % kept.size()];
+  }
+  into->program = program;
+  into->step = at.step;
+  into->inputs = inputs;
+  into->arena.assign(st.arena.begin(), st.arena.begin() + static_cast<std::ptrdiff_t>(at.arena));
+  into->opaque.assign(st.opaque.begin(), st.opaque.begin() + static_cast<std::ptrdiff_t>(at.opaque));
+}
+
 // Runs once and fills out[k] with the observations after ending endings[k]; with
-// `nodeHashes`, records every node's result hash too.
-void runObserved(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs, RunScratch& scratch,
-                 std::span<Observations> out, std::vector<std::uint64_t>* nodeHashes) {
+// `nodeHashes`, records every node's result hash too. Without, a forked program's run starts
+// from the state its parent's run kept at the fork, if there is one for these inputs, and
+// this run keeps its own state at its fork points.
+void runObserved(const std::shared_ptr<const ElementProgram>& program, std::span<const Semantics> endings,
+                 InputSet inputs, RunScratch& scratch, std::span<Observations> out,
+                 std::vector<std::uint64_t>* nodeHashes) {
+  const ElementProgram& exe = *program;
   RunState st;
   static_cast<RunScratch&>(st) = std::move(scratch);  // borrowed: handed back below
   st.seed = inputs.seed;
@@ -2361,10 +2429,24 @@ void runObserved(const ElementProgram& exe, std::span<const Semantics> endings, 
   st.opaque.assign(exe.opaqueSlots, 0);
   if (nodeHashes) nodeHashes->assign(exe.nodeStepEnd.size(), 0);
   std::size_t s = 0;
+  if (!nodeHashes && exe.forkedFrom)
+    if (const ForkState* from = findForkState(st, exe.forkedFrom.get(), exe.forkedAt.step, inputs)) {
+      std::copy(from->arena.begin(), from->arena.end(), st.arena.begin());
+      std::copy(from->opaque.begin(), from->opaque.end(), st.opaque.begin());
+      s = exe.forkedAt.step;
+      ++st.runsFromForkStates;
+    }
+  std::size_t fork = 0;  // the next of exe.forkPoints
+  while (fork < exe.forkPoints.size() && exe.forkPoints[fork].step < s) ++fork;
   for (std::size_t n = 0; n < exe.nodeStepEnd.size(); ++n) {
-    for (; s < exe.nodeStepEnd[n]; ++s) runStep(exe, exe.steps[s], st);
+    for (; s < exe.nodeStepEnd[n]; ++s) {
+      for (; fork < exe.forkPoints.size() && exe.forkPoints[fork].step == s; ++fork)
+        keepForkState(st, program, exe.forkPoints[fork], inputs);
+      runStep(exe, exe.steps[s], st);
+    }
     if (nodeHashes && n < exe.nodeResults.size()) (*nodeHashes)[n] = readSourceHash(exe, st, exe.nodeResults[n]);
   }
+  for (; fork < exe.forkPoints.size(); ++fork) keepForkState(st, program, exe.forkPoints[fork], inputs);  // at the end
   if (endings.size() > 1) st.snapshot.assign(st.arena.begin(), st.arena.end());
   std::vector<Buffer>& values = st.endValues;
   for (std::size_t k = 0; k < endings.size(); ++k) {
@@ -2392,8 +2474,8 @@ void runObserved(const ElementProgram& exe, std::span<const Semantics> endings, 
 
 }  // namespace
 
-void observeElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,
-                    RunScratch& scratch, std::span<Observations> out) {
+void observeElement(const std::shared_ptr<const ElementProgram>& exe, std::span<const Semantics> endings,
+                    InputSet inputs, RunScratch& scratch, std::span<Observations> out) {
   runObserved(exe, endings, inputs, scratch, out, nullptr);
 }
 
@@ -2404,12 +2486,13 @@ std::string observationLabel(const ElementProgram& exe, bool isOutput, std::size
   return label;
 }
 
-std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,
-                                  bool recordNodeHashes) {
+std::vector<RunResult> runElement(const std::shared_ptr<const ElementProgram>& program,
+                                  std::span<const Semantics> endings, InputSet inputs, bool recordNodeHashes) {
+  const ElementProgram& exe = *program;
   RunScratch scratch;
   std::vector<Observations> observed(endings.size());
   std::vector<std::uint64_t> nodeHashes;
-  runObserved(exe, endings, inputs, scratch, observed, recordNodeHashes ? &nodeHashes : nullptr);
+  runObserved(program, endings, inputs, scratch, observed, recordNodeHashes ? &nodeHashes : nullptr);
   std::vector<RunResult> results;
   results.reserve(endings.size());
   for (const Observations& o : observed) {

@@ -256,8 +256,8 @@ SharedExecutables compileAnalysedShared(const Analysis& analysis, const ExecOpti
                                         const Analysis* placed = nullptr);
 bool dependsOnViewMode(const ElementProgram& exe);
 bool dependsOnViewMode(const StorageProgram& exe);
-std::vector<RunResult> runElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,
-                                  bool recordNodeHashes);
+std::vector<RunResult> runElement(const std::shared_ptr<const ElementProgram>& exe, std::span<const Semantics> endings,
+                                  InputSet inputs, bool recordNodeHashes);
 std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Semantics> endings, InputSet inputs,
                                   bool recordNodeHashes);
 
@@ -287,17 +287,40 @@ struct Observations {
   }
 };
 
+// The state of one element-tier run before one of its program's fork points (see
+// ElementProgram::forkPoints in element.cpp), kept so that the runs of the programs forked
+// there, for the same inputs, start from it instead of repeating the steps before it (the
+// placed, F and alias-views executables of check() fork from the copy-views one). The state is
+// a function of (program, step, inputs) only. Holding the program keeps its address from
+// being taken by another program while the state is kept.
+struct ForkState {
+  std::shared_ptr<const ElementProgram> program;
+  std::uint32_t step = 0;
+  InputSet inputs;
+  std::vector<std::uint64_t> arena, opaque;  // their prefixes the steps before `step` touch
+};
+
 // Buffers a run needs, kept across runs (check() makes five per input set, a Checker keeps
-// them across checks), so a warm run allocates nothing.
+// them across checks), so a warm run allocates nothing; and the fork states of recent runs.
 struct RunScratch {
+  static constexpr std::size_t kMaxForkStates = 8;  // more than one check's fork points
   std::vector<std::uint64_t> arena, snapshot, opaque, out;
   std::vector<std::vector<std::uint64_t>> in, endValues;
   std::vector<const std::uint64_t*> inputs;
+  std::vector<ForkState> forkStates;
+  std::size_t nextForkState = 0;       // the one replaced next once there are kMaxForkStates
+  std::size_t runsFromForkStates = 0;  // runs that started from a kept state (for tests)
+
+  // Lets go of the kept states' programs (a Checker, before its next check); keeps the buffers.
+  void releaseForkStates() {
+    for (ForkState& f : forkStates) f.program.reset();
+  }
 };
 
 // Runs once and fills out[k] with the observations after ending endings[k] (as runEndings).
-void observeElement(const ElementProgram& exe, std::span<const Semantics> endings, InputSet inputs,
-                    RunScratch& scratch, std::span<Observations> out);
+// The run of a forked program starts from a fork state in `scratch` when one fits.
+void observeElement(const std::shared_ptr<const ElementProgram>& exe, std::span<const Semantics> endings,
+                    InputSet inputs, RunScratch& scratch, std::span<Observations> out);
 void observe(const Executable& exe, std::span<const Semantics> endings, InputSet inputs, RunScratch& scratch,
              std::span<Observations> out);
 // The label of observation i (a placeholder's name, "output 1 (%add)").

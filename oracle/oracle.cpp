@@ -103,7 +103,7 @@ Result<Executable> compile(const Program& program, const SchemaTable& schemas, c
 
 std::vector<RunResult> runEndings(const Executable& exe, std::span<const Semantics> endings, InputSet inputs,
                                   bool recordNodeHashes) {
-  if (exe.impl->element) return detail::runElement(*exe.impl->element, endings, inputs, recordNodeHashes);
+  if (exe.impl->element) return detail::runElement(exe.impl->element, endings, inputs, recordNodeHashes);
   return detail::runStorage(*exe.impl->storage, endings, inputs, recordNodeHashes);
 }
 
@@ -133,7 +133,7 @@ namespace detail {
 
 void observe(const Executable& exe, std::span<const Semantics> endings, InputSet inputs, RunScratch& scratch,
              std::span<Observations> out) {
-  if (exe.impl->element) return observeElement(*exe.impl->element, endings, inputs, scratch, out);
+  if (exe.impl->element) return observeElement(exe.impl->element, endings, inputs, scratch, out);
   // The storage tier (programs the element tier cannot interpret; rare): its RunResults,
   // flattened.
   std::vector<RunResult> runs = runStorage(*exe.impl->storage, endings, inputs, false);

@@ -756,6 +756,72 @@ TEST(OracleElement, PlacedEndingOfTheReferenceIsTheProgramRunAsPlaced) {
   EXPECT_GT(endWritesLeftOut, 20);  // programs whose S_par end writes change a buffer
 }
 
+// The runs of check()'s forked executables (F, alias views, placed) start from the state the
+// copy-views run (or the placed one) kept at their fork: they must observe exactly what a run
+// from the beginning observes. A kept state serves only its own program's forks and the same
+// inputs, and none after releaseForkStates().
+TEST(OracleElement, ForkedRunsStartFromTheirParentsStateAndMatchFreshRuns) {
+  gen::GenOptions options;
+  options.maxNodes = 30;
+  gen::Generator generator(options);
+  const Semantics storage[] = {Semantics::Par, Semantics::Seq};
+  const Semantics value[] = {Semantics::Value};
+  const Semantics placedEnding[] = {Semantics::Placed};
+  detail::RunScratch scratch;  // one for every run below, as a Checker keeps one
+  auto expectFresh = [&](const Executable& exe, std::span<const Semantics> endings, InputSet inputs,
+                         std::uint64_t seed, const char* what) {
+    std::vector<detail::Observations> observed(endings.size());
+    detail::observe(exe, endings, inputs, scratch, observed);
+    std::vector<RunResult> fresh = runEndings(exe, endings, inputs);  // its own scratch: from the start
+    for (std::size_t k = 0; k < endings.size(); ++k)
+      for (const bool isOutput : {false, true}) {
+        const std::vector<Observation>& list = isOutput ? fresh[k].outputs : fresh[k].placeholders;
+        ASSERT_EQ(observed[k].count(isOutput), list.size()) << what << ", seed " << seed;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+          const std::span<const std::uint64_t> v = observed[k].of(isOutput, i);
+          EXPECT_EQ(Values(v.begin(), v.end()), list[i].values) << what << ", seed " << seed << ", set " << inputs.index;
+        }
+      }
+  };
+  std::size_t forkedRuns = 0, otherInputs = 0;
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    gen::RandomChoices choices(seed);
+    gen::Generated g = generator.generate(choices);
+    SchemaTable schemas = schemasFor(g.program, generator.schemas());
+    PlacedProgram placed = place(g.program, seed % 2 ? Placement::Early : Placement::End, schemas);
+    if (placed.failure) continue;
+    const detail::Analysis analysis = detail::analyse(g.program, schemas);
+    const detail::Analysis placedAnalysis = detail::analyse(placed.program, schemas);
+    detail::SharedExecutables all = detail::compileAnalysedShared(analysis, ExecOptions{}, true, &placedAnalysis);
+    if (!all.copyViews || !*all.value || !*all.placed) continue;
+    if (all.aliasViews && !*all.aliasViews) continue;
+    if (all.placedAlias && !*all.placedAlias) continue;
+    for (int set = 0; set < 2; ++set) {
+      const InputSet inputs{seed, set};
+      const std::size_t before = scratch.runsFromForkStates;
+      expectFresh(*all.copyViews, storage, inputs, seed, "copy views");
+      expectFresh(**all.value, value, inputs, seed, "F");
+      expectFresh(**all.placed, placedEnding, inputs, seed, "placed");
+      if (all.aliasViews) expectFresh(**all.aliasViews, storage, inputs, seed, "alias views");
+      if (all.placedAlias) expectFresh(**all.placedAlias, placedEnding, inputs, seed, "placed, alias views");
+      forkedRuns += scratch.runsFromForkStates - before;
+    }
+    // Another input set than the kept states': every run from the beginning, and still right.
+    const std::size_t before = scratch.runsFromForkStates;
+    expectFresh(**all.value, value, InputSet{seed, 5}, seed, "F, other inputs");
+    expectFresh(**all.placed, placedEnding, InputSet{seed + 1, 0}, seed, "placed, other seed");
+    otherInputs += scratch.runsFromForkStates - before;
+    // Released states serve no run.
+    expectFresh(*all.copyViews, storage, InputSet{seed, 0}, seed, "copy views again");
+    scratch.releaseForkStates();
+    expectFresh(**all.value, value, InputSet{seed, 0}, seed, "F after release");
+    otherInputs += scratch.runsFromForkStates - before;
+  }
+  EXPECT_GT(forkedRuns, 60u);  // the sharing happens
+  EXPECT_EQ(otherInputs, 0u);
+  EXPECT_LE(scratch.forkStates.size(), detail::RunScratch::kMaxForkStates);
+}
+
 // A node compiles alike in two programs only if what later nodes decide about it agrees too:
 // here the first program returns its view_copy (so it stays a copy in the alias-views mode)
 // and the second does not, so the compiles share only the placeholder, and the second's
