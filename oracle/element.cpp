@@ -711,8 +711,10 @@ class ElementCompiler {
     valueFork_->viewModeSeen_ = false;
   }
 
-  // What one call's compile uses and leaves behind (never read by the next call): a fork
-  // starts with its own, empty, rather than a copy.
+  // What one call's compile uses and leaves behind (never read by the next call). One for a
+  // compile and all its forks: they run one after another, and a fork is taken between two
+  // nodes, so no call's compile is split by one; the forks then reuse the buffers' capacity
+  // rather than growing their own.
   struct Scratch {
     std::vector<CValue> literals;                         // a call's non-reference arguments
     std::vector<const CValue*> argPointers;
@@ -722,11 +724,8 @@ class ElementCompiler {
     // The operands of the kernel being compiled (copied into the program's operand pool by
     // emitKernel).
     std::vector<Operand> ins;
-    Scratch() = default;
-    Scratch(const Scratch&) {}
-    Scratch& operator=(const Scratch&) { return *this; }
   };
-  Scratch scratch_;
+  std::shared_ptr<Scratch> scratch_ = std::make_shared<Scratch>();  // shared with the forks
 
   const Analysis* analysis_;  // pointers: a fork may continue with another program (see forkTo)
   const Program* program_;
@@ -995,8 +994,6 @@ class ElementCompiler {
     for (const Node& node : g.nodes) placeholders += node.isPlaceholder();
     out_.placeholders.reserve(placeholders);
     declaredValues_.reserve(placeholders);
-    out_.outputs.reserve(analysis_->visibleOutputs.size());
-    out_.endWrites.reserve(program_->signature.outputs.size());
     if (options_.traceNodes) out_.nodeResults.resize(g.nodes.size());
     out_.valueModel = valueModel_;
   }
@@ -1142,7 +1139,7 @@ class ElementCompiler {
     const Node& node;
     OpInfo info;
     // Bound to schema positions (schema ops only): a node's value itself for a reference (no
-    // copy), else a literal in ElementCompiler::scratch_.literals.
+    // copy), else a literal in ElementCompiler::scratch_->literals.
     std::vector<const CValue*> args;
     std::span<const ArgRef> bound;  // the same arguments as written (for rebinding)
 
@@ -1163,12 +1160,12 @@ class ElementCompiler {
     if (info.getitem) return compileGetitem(n);
     if (!info.schema) return compileSchemaless(n, info);
     if (!facts.bound) fail("%" + n.name + ": " + facts.bindError);
-    Call call{n, info, std::move(scratch_.argPointers), analysis_->args(facts)};
+    Call call{n, info, std::move(scratch_->argPointers), analysis_->args(facts)};
     call.args.clear();
     // Sized once, before any pointer into it is taken.
-    if (scratch_.literals.size() < call.bound.size()) scratch_.literals.resize(call.bound.size());
+    if (scratch_->literals.size() < call.bound.size()) scratch_->literals.resize(call.bound.size());
     for (std::size_t k = 0; k < call.bound.size(); ++k)
-      call.args.push_back(&resolveRef(call.bound[k], scratch_.literals[k]));
+      call.args.push_back(&resolveRef(call.bound[k], scratch_->literals[k]));
     CValue result;
     if (isViewKind(info.kind) && !info.outVariant) result = compileView(call);
     else if (info.kind == OpKind::SymSize) {
@@ -1179,12 +1176,12 @@ class ElementCompiler {
     } else if (isViewKind(info.kind)) result = compileListViewOut(call);
     else if (info.kind == OpKind::Hash) result = compileHashOp(call);
     else result = compileKernel(call);
-    scratch_.argPointers = std::move(call.args);  // its capacity, for the next call
+    scratch_->argPointers = std::move(call.args);  // its capacity, for the next call
     values_[current_] = std::move(result);
     // F's rebinds take effect after the call: every argument above was read before any of
     // them (the arguments point at node values, which a rebind replaces).
-    for (auto& [node, next] : scratch_.rebinds) values_[node] = std::move(next);
-    scratch_.rebinds.clear();
+    for (auto& [node, next] : scratch_->rebinds) values_[node] = std::move(next);
+    scratch_->rebinds.clear();
   }
 
 
@@ -1227,9 +1224,9 @@ class ElementCompiler {
   };
 
   HashInputs newHashInputs() {
-    scratch_.hashSpans.clear();
-    scratch_.hashSlots.clear();
-    return HashInputs{scratch_.hashSpans, scratch_.hashSlots};
+    scratch_->hashSpans.clear();
+    scratch_->hashSlots.clear();
+    return HashInputs{scratch_->hashSpans, scratch_->hashSlots};
   }
 
   void collectHashInputs(const CValue& v, HashInputs& h) {
@@ -1349,9 +1346,9 @@ class ElementCompiler {
   void rebind(const Call& call, std::size_t k, std::size_t item, bool isItem, const CValue& next) {
     const ArgRef& r = call.bound[k];
     const Arg& a = *r.arg;
-    if (!isItem && a.isRef()) scratch_.rebinds.emplace_back(nodeOfRef(r), next);
+    if (!isItem && a.isRef()) scratch_->rebinds.emplace_back(nodeOfRef(r), next);
     else if (isItem && a.isSequence() && item < a.items.size() && a.items[item].isRef())
-      scratch_.rebinds.emplace_back(nodeOfRef(analysis_->items(r)[item]), next);
+      scratch_->rebinds.emplace_back(nodeOfRef(analysis_->items(r)[item]), next);
   }
 
   std::size_t nodeOfRef(const ArgRef& r) const {
@@ -1714,11 +1711,11 @@ class ElementCompiler {
         continue;
       }
       // A kernel, not a Copy step: the parts may overlap `out`, so read all, then write.
-      scratch_.ins.clear();
+      scratch_->ins.clear();
       Operand in;
       in.span = spanOf(parts[j]);
       in.count = in.span.count;
-      scratch_.ins.push_back(in);
+      scratch_->ins.push_back(in);
       Step k;
       k.compute = Compute::Copy;
       Span to = spanOf(dst);
@@ -1733,7 +1730,9 @@ class ElementCompiler {
   Operand operandOf(const CValue& v, const Shape& target) {
     Operand op;
     op.count = static_cast<std::uint32_t>(numelOf(target));
-    if (v.isTensor()) op.span = spanOf(expandTo(v.t, target));
+    // Most operands already have the target's shape; expandTo would return their layout as it
+    // is.
+    if (v.isTensor()) op.span = v.t.sizes == target ? spanOf(v.t) : spanOf(expandTo(v.t, target));
     else {
       op.isConstant = true;
       op.constant = asScalar(v);
@@ -1751,13 +1750,13 @@ class ElementCompiler {
 
   static Shape shapeOf(const CValue& v) { return v.isTensor() ? v.t.sizes : Shape{}; }
 
-  // A kernel step over scratch_.ins, computing `n` elements into `dest`; `k` holds the computation
+  // A kernel step over scratch_->ins, computing `n` elements into `dest`; `k` holds the computation
   // and its parameters.
   void emitKernel(Step k, Span dest, std::size_t n) {
     k.kind = StepKind::Kernel;
     k.operandsAt = static_cast<std::uint32_t>(out_.operands.size());
-    k.operandsCount = static_cast<std::uint32_t>(scratch_.ins.size());
-    out_.operands.insert(out_.operands.end(), scratch_.ins.begin(), scratch_.ins.end());
+    k.operandsCount = static_cast<std::uint32_t>(scratch_->ins.size());
+    out_.operands.insert(out_.operands.end(), scratch_->ins.begin(), scratch_->ins.end());
     k.dest = dest;
     k.outSize = static_cast<std::uint32_t>(n);
     emit(k);
@@ -1797,7 +1796,7 @@ class ElementCompiler {
     if (kind == OpKind::ForeachAdd || kind == OpKind::ForeachSub || kind == OpKind::ForeachMul) return compileForeach(call);
 
     const bool inplace = call.info.inplace;
-    scratch_.ins.clear();
+    scratch_->ins.clear();
     Shape shape;
     Step k;
     auto selfShape = [&] { return tensorArg(call.arg("self"), "self").sizes; };
@@ -1810,8 +1809,8 @@ class ElementCompiler {
         const CValue& self = call.arg("self");
         const CValue& other = call.arg("other");
         shape = inplace ? selfShape() : broadcastShapes(shapeOf(self), shapeOf(other));
-        scratch_.ins.push_back(operandOf(self, shape));
-        scratch_.ins.push_back(operandOf(other, shape));
+        scratch_->ins.push_back(operandOf(self, shape));
+        scratch_->ins.push_back(operandOf(other, shape));
         std::uint64_t alpha = call.has("alpha") ? asScalar(call.arg("alpha")) : 1;
         if (call.has("alpha") && call.arg("alpha").isNone()) alpha = 1;
         k.compute = kind == OpKind::Add ? Compute::Add
@@ -1823,7 +1822,7 @@ class ElementCompiler {
       }
       case OpKind::Neg:
         shape = selfShape();
-        scratch_.ins.push_back(operandOf(call.arg("self"), shape));
+        scratch_->ins.push_back(operandOf(call.arg("self"), shape));
         k.compute = Compute::Neg;
         break;
       case OpKind::Sum:
@@ -1834,17 +1833,17 @@ class ElementCompiler {
       case OpKind::Zero:
       case OpKind::FactoryLike: {
         shape = selfShape();
-        if (kind == OpKind::Copy) scratch_.ins.push_back(operandOf(call.arg("src"), shape));
-        else if (kind == OpKind::Clone) scratch_.ins.push_back(operandOf(call.arg("self"), shape));
-        else if (kind == OpKind::Fill) scratch_.ins.push_back(operandOf(call.arg("value"), shape));
-        else if (kind == OpKind::Zero) scratch_.ins.push_back(operandOf(CValue{}, shape));
-        else scratch_.ins.push_back(factoryFill(call, shape));
+        if (kind == OpKind::Copy) scratch_->ins.push_back(operandOf(call.arg("src"), shape));
+        else if (kind == OpKind::Clone) scratch_->ins.push_back(operandOf(call.arg("self"), shape));
+        else if (kind == OpKind::Fill) scratch_->ins.push_back(operandOf(call.arg("value"), shape));
+        else if (kind == OpKind::Zero) scratch_->ins.push_back(operandOf(CValue{}, shape));
+        else scratch_->ins.push_back(factoryFill(call, shape));
         k.compute = Compute::Copy;
         break;
       }
       case OpKind::Factory: {
         shape = asIntList(call.arg("size"), "size");
-        scratch_.ins.push_back(factoryFill(call, shape));
+        scratch_->ins.push_back(factoryFill(call, shape));
         k.compute = Compute::Copy;
         break;
       }
@@ -1863,18 +1862,18 @@ class ElementCompiler {
       case OpKind::Where: {
         const CValue &c = call.arg("condition"), &a = call.arg("self"), &b = call.arg("other");
         shape = broadcastShapes(broadcastShapes(shapeOf(c), shapeOf(a)), shapeOf(b));
-        scratch_.ins.push_back(operandOf(c, shape));
-        scratch_.ins.push_back(operandOf(a, shape));
-        scratch_.ins.push_back(operandOf(b, shape));
+        scratch_->ins.push_back(operandOf(c, shape));
+        scratch_->ins.push_back(operandOf(a, shape));
+        scratch_->ins.push_back(operandOf(b, shape));
         k.compute = Compute::Where;
         break;
       }
       case OpKind::MaskedFill: {
         const CValue &self = call.arg("self"), &mask = call.arg("mask");
         shape = inplace ? selfShape() : broadcastShapes(shapeOf(self), shapeOf(mask));
-        scratch_.ins.push_back(operandOf(self, shape));
-        scratch_.ins.push_back(operandOf(mask, shape));
-        scratch_.ins.push_back(operandOf(call.arg("value"), shape));
+        scratch_->ins.push_back(operandOf(self, shape));
+        scratch_->ins.push_back(operandOf(mask, shape));
+        scratch_->ins.push_back(operandOf(call.arg("value"), shape));
         k.compute = Compute::MaskedFill;
         break;
       }
@@ -1903,7 +1902,7 @@ class ElementCompiler {
     return operandOf(value, shape);
   }
 
-  // Emits kernel `k` over scratch_.ins with a result of shape `shape`.
+  // Emits kernel `k` over scratch_->ins with a result of shape `shape`.
   CValue finishSingle(const Call& call, const Step& k, const Shape& shape) {
     Span dest;
     CValue result = destinationFor(call, shape, dest);
@@ -1957,8 +1956,8 @@ class ElementCompiler {
     }
     std::int64_t outN = numelOf(shape);
     std::int64_t count = outN == 0 ? 0 : n / std::max<std::int64_t>(outN, 1);
-    scratch_.ins.clear();
-    scratch_.ins.push_back(operandOwnShape(call.arg("self"), "self"));
+    scratch_->ins.clear();
+    scratch_->ins.push_back(operandOwnShape(call.arg("self"), "self"));
     Step k;
     k.compute = Compute::Reduce;
     k.mapA = mapAt;
@@ -2027,8 +2026,8 @@ class ElementCompiler {
       out_.offsets[iAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(ip);
       advanceRowMajor(idx, R);
     }
-    scratch_.ins.clear();
-    scratch_.ins.push_back(operandOwnShape(call.arg("self"), "self"));
+    scratch_->ins.clear();
+    scratch_->ins.push_back(operandOwnShape(call.arg("self"), "self"));
     Step k;
     k.mapA = baseAt;
     k.mapB = iAt;
@@ -2036,7 +2035,7 @@ class ElementCompiler {
     k.listAt = static_cast<std::uint32_t>(out_.ints.size());  // (size, contiguous stride) per index
     k.listCount = static_cast<std::uint32_t>(indexed.size());
     for (std::size_t j : indexed) {
-      scratch_.ins.push_back(operandOf(indices.items[j], I));
+      scratch_->ins.push_back(operandOf(indices.items[j], I));
       out_.ints.push_back(S[j]);
       out_.ints.push_back(cs[j]);
     }
@@ -2044,10 +2043,10 @@ class ElementCompiler {
       k.compute = Compute::IndexTensor;
       return finishSingle(call, k, R);
     }
-    scratch_.ins.push_back(operandOf(call.arg("values"), R));
+    scratch_->ins.push_back(operandOf(call.arg("values"), R));
     k.compute = Compute::IndexPut;
     k.flag = asInt(call.arg("accumulate"), "accumulate") != 0;
-    k.valuesAt = static_cast<std::uint32_t>(scratch_.ins.size() - 1);
+    k.valuesAt = static_cast<std::uint32_t>(scratch_->ins.size() - 1);
     return finishSingle(call, k, S);
   }
 
@@ -2079,9 +2078,9 @@ class ElementCompiler {
       out_.offsets[coordAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(iterShape.empty() ? 0 : idx[d]);
       advanceRowMajor(idx, iterShape);
     }
-    scratch_.ins.clear();
-    scratch_.ins.push_back(operandOwnShape(call.arg("self"), "self"));
-    scratch_.ins.push_back(operandOwnShape(call.arg("index"), "index"));
+    scratch_->ins.clear();
+    scratch_->ins.push_back(operandOwnShape(call.arg("self"), "self"));
+    scratch_->ins.push_back(operandOwnShape(call.arg("index"), "index"));
     Step k;
     k.mapA = baseAt;
     k.mapB = coordAt;
@@ -2094,7 +2093,7 @@ class ElementCompiler {
     }
     const CValue& source = call.arg("source");
     if (shapeOf(source) != iterShape) fail("index_copy/index_add: source shape mismatch");
-    scratch_.ins.push_back(operandOf(source, iterShape));
+    scratch_->ins.push_back(operandOf(source, iterShape));
     k.compute = Compute::IndexCopyAdd;
     k.flag = kind == OpKind::IndexAdd;
     k.a = k.flag && call.has("alpha") ? asScalar(call.arg("alpha")) : 1;
@@ -2133,18 +2132,18 @@ class ElementCompiler {
       out_.offsets[srcAt + static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(sp);
       advanceRowMajor(idx, X);
     }
-    scratch_.ins.clear();
-    scratch_.ins.push_back(operandOwnShape(call.arg("self"), "self"));
-    scratch_.ins.push_back(operandOwnShape(call.arg("index"), "index"));
+    scratch_->ins.clear();
+    scratch_->ins.push_back(operandOwnShape(call.arg("self"), "self"));
+    scratch_->ins.push_back(operandOwnShape(call.arg("index"), "index"));
     const bool isConst = !src.isTensor();
     if (isConst) {
       Operand c;
       c.isConstant = true;
       c.constant = asScalar(src);
       c.count = 1;
-      scratch_.ins.push_back(c);
+      scratch_->ins.push_back(c);
     } else {
-      scratch_.ins.push_back(operandOwnShape(src, "src"));
+      scratch_->ins.push_back(operandOwnShape(src, "src"));
     }
     Step k;
     k.compute = Compute::Scatter;
@@ -2248,9 +2247,9 @@ class ElementCompiler {
     k.listAt = static_cast<std::uint32_t>(out_.spans.size());
     k.listCount = static_cast<std::uint32_t>(maps.size());
     out_.spans.insert(out_.spans.end(), maps.begin(), maps.end());
-    scratch_.ins.clear();
-    if (startFromSelf) scratch_.ins.push_back(operandOwnShape(call.arg("self"), "self"));
-    for (const CValue* p : pieces) scratch_.ins.push_back(operandOwnShape(*p, "piece"));
+    scratch_->ins.clear();
+    if (startFromSelf) scratch_->ins.push_back(operandOwnShape(call.arg("self"), "self"));
+    for (const CValue* p : pieces) scratch_->ins.push_back(operandOwnShape(*p, "piece"));
     return finishSingle(call, k, shape);
   }
 
@@ -2289,9 +2288,9 @@ class ElementCompiler {
     for (std::size_t j = 0; j < self.items.size(); ++j) {
       const Layout& a = tensorArg(self.items[j], "self");
       Shape shape = writes ? a.sizes : broadcastShapes(a.sizes, shapeOf(hasList ? other->items[j] : *other));
-      scratch_.ins.clear();
-      scratch_.ins.push_back(operandOf(self.items[j], shape));
-      scratch_.ins.push_back(operandOf(hasList ? other->items[j] : *other, shape));
+      scratch_->ins.clear();
+      scratch_->ins.push_back(operandOf(self.items[j], shape));
+      scratch_->ins.push_back(operandOf(hasList ? other->items[j] : *other, shape));
       Span dest;
       if (writes && !valueModel_) dest = spanOf(a);
       else {
@@ -2317,6 +2316,9 @@ class ElementCompiler {
   void compileEnd() {
     const Graph& g = program_->graph;
     const Signature& sig = program_->signature;
+    // Here, not in begin(): a fork's copies of these (empty) lists have no room.
+    out_.outputs.reserve(analysis_->visibleOutputs.size());
+    out_.endWrites.reserve(sig.outputs.size());
     // Placeholders: their whole storage.
     std::size_t p = 0;
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
