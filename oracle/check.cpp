@@ -59,12 +59,20 @@ std::optional<std::string> compileAll(const detail::Analysis& program, const det
   return std::nullopt;
 }
 
+// Built by appending (no stream): generated programs carry findings, so most checks note a
+// mismatch or two, each with this line.
 std::string replayLine(const CheckOptions& options) {
-  std::ostringstream s;
-  s << "wbcheck check " << (options.fileName.empty() ? "FILE" : options.fileName) << " --placement "
-    << toString(options.placement) << " --seed " << options.seed;
-  if (options.inputs != 3) s << " --inputs " << options.inputs;
-  return s.str();
+  std::string s = "wbcheck check ";
+  s += options.fileName.empty() ? std::string_view("FILE") : std::string_view(options.fileName);
+  s += " --placement ";
+  s += toString(options.placement);
+  s += " --seed ";
+  s += std::to_string(options.seed);
+  if (options.inputs != 3) {
+    s += " --inputs ";
+    s += std::to_string(options.inputs);
+  }
+  return s;
 }
 
 // The first node (in the placed graph's order, matched by name) whose result differs.
@@ -155,7 +163,9 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
   ops->newUse();
   const detail::Analysis analysis = detail::analyse(program, schemas, ops);
   std::optional<detail::Analysis> placedAnalysis;
-  if (placedProgram && !placedIsReference) placedAnalysis = detail::analyse(*placedProgram, schemas, ops);
+  // The placed program begins as the program does, up to its first copy: those nodes' facts
+  // are the program's.
+  if (placedProgram && !placedIsReference) placedAnalysis = detail::analyse(*placedProgram, schemas, ops, &analysis);
   const detail::Analysis* placedPtr = placedAnalysis ? &*placedAnalysis : nullptr;
   if (std::optional<std::string> why = compileAll(analysis, placedPtr, placedIsReference, Tier::Element, exes)) {
     report.tier = Tier::Storage;

@@ -428,7 +428,58 @@ void markRefs(Analysis& a, const ArgRef& r) {
 
 }  // namespace
 
-Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared_ptr<OpCache> cache) {
+namespace {
+
+// Points argRefs[at] (and its items) at `arg`, an argument equal to the one it was made for
+// (see analyse's `like`).
+void repoint(Analysis& a, std::size_t at, const Arg& arg) {
+  ArgRef& ref = a.argRefs[at];
+  ref.arg = &arg;
+  if (arg.isSequence())
+    for (std::size_t j = 0; j < arg.items.size(); ++j) repoint(a, ref.itemsAt + j, arg.items[j]);
+}
+
+// The facts of nodes [0, count) of a.program, equal one by one to those of like.program:
+// like's, with their pools' leading ranges, pointed at a.program's own arguments. Getitem users
+// and keptViewCopy are left to analyse() (later nodes and the output decide them).
+void takeLeadingFacts(Analysis& a, const Analysis& like, std::size_t count) {
+  const std::vector<Node>& nodes = a.program->graph.nodes;
+  const std::size_t refsEnd = count < like.nodes.size() ? like.nodes[count].rawAt : like.argRefs.size();
+  std::size_t boundEnd = 0, shapesEnd = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const NodeFacts& f = like.nodes[i];
+    if (f.bound) boundEnd = std::max<std::size_t>(boundEnd, f.argsAt + f.argsCount);
+    if (f.hasShape) shapesEnd = std::max<std::size_t>(shapesEnd, f.shapeAt + f.rank);
+  }
+  a.argRefs.assign(like.argRefs.begin(), like.argRefs.begin() + static_cast<std::ptrdiff_t>(refsEnd));
+  a.boundArgs.assign(like.boundArgs.begin(), like.boundArgs.begin() + static_cast<std::ptrdiff_t>(boundEnd));
+  a.shapes.assign(like.shapes.begin(), like.shapes.begin() + static_cast<std::ptrdiff_t>(shapesEnd));
+  for (std::size_t i = 0; i < count; ++i) {
+    const Node& n = nodes[i];
+    NodeFacts& f = a.nodes[i];
+    f = like.nodes[i];
+    f.getitemUsers.clear();
+    f.keptViewCopy = false;
+    for (std::size_t k = 0; k < n.args.size(); ++k) repoint(a, f.rawAt + k, n.args[k]);
+    std::size_t kw = f.kwAt;
+    for (const auto& entry : n.kwargs) repoint(a, kw++, entry.second);
+    if (!f.bound) continue;
+    // A bound argument is a copy of one written (raw or keyword; found by the argument it
+    // points at in `like`) or a schema default (in the op cache, shared: kept).
+    for (ArgRef& b : std::span<ArgRef>(a.boundArgs.data() + f.argsAt, f.argsCount))
+      for (std::size_t k = f.rawAt; k < f.kwAt + n.kwargs.size(); ++k)
+        if (k < f.rawAt + f.rawCount || k >= f.kwAt)
+          if (b.arg == like.argRefs[k].arg) {
+            b = a.argRefs[k];
+            break;
+          }
+  }
+}
+
+}  // namespace
+
+Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared_ptr<OpCache> cache,
+                 const Analysis* like) {
   const Graph& g = program.graph;
   Analysis a;
   a.program = &program;
@@ -449,9 +500,20 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
   a.argRefs.reserve(4 * g.nodes.size());
   a.boundArgs.reserve(4 * g.nodes.size());
   a.shapes.reserve(3 * g.nodes.size());
+  std::size_t taken = 0;  // leading nodes equal to like's, whose facts are like's
+  if (like) {
+    const std::vector<Node>& other = like->program->graph.nodes;
+    while (taken < g.nodes.size() && taken < other.size() && g.nodes[taken] == other[taken]) ++taken;
+    takeLeadingFacts(a, *like, taken);
+  }
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     NodeFacts& f = a.nodes[i];
+    if (i < taken) {
+      if (f.info.getitem && !n.args.empty() && n.args[0].isRef())
+        if (std::uint32_t c = a.argRefs[f.rawAt].node; c != ArgRef::kNoNode) a.nodes[c].getitemUsers.push_back(i);
+      continue;
+    }
     f.rawAt = static_cast<std::uint32_t>(a.argRefs.size());
     f.rawCount = static_cast<std::uint32_t>(n.args.size());
     a.argRefs.resize(a.argRefs.size() + n.args.size());

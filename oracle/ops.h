@@ -186,8 +186,14 @@ struct Analysis {
 };
 
 // `cache` may be shared by several analyses (check() analyses the program and the placed
-// program); a fresh one is made if null.
-Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared_ptr<OpCache> cache = nullptr);
+// program); a fresh one is made if null. `like`, if given, is an analysis made with the same
+// schemas and cache in the same use (OpCache::newUse) of a program that `program` may begin
+// like (a program, for its placed version): the facts of the leading nodes the two programs
+// have equal are taken from it (pointed at `program`'s own arguments) instead of being
+// derived again; what later nodes decide about them (getitem users, keptViewCopy) is not.
+// The result is the analysis made without `like`.
+Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared_ptr<OpCache> cache = nullptr,
+                 const Analysis* like = nullptr);
 
 // The node index behind every tensor-valued reference an argument names: `%x` or each `%x` of
 // a list `[%x, %y]` (what an op that writes argument k writes, at value level).

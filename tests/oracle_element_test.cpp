@@ -12,6 +12,7 @@
 
 #include "core/placement.h"
 #include "core/text.h"
+#include "core/validate.h"
 #include "gen/generator.h"
 #include "oracle/ops.h"
 #include "oracle/oracle.h"
@@ -820,6 +821,80 @@ TEST(OracleElement, ForkedRunsStartFromTheirParentsStateAndMatchFreshRuns) {
   EXPECT_GT(forkedRuns, 60u);  // the sharing happens
   EXPECT_EQ(otherInputs, 0u);
   EXPECT_LE(scratch.forkStates.size(), detail::RunScratch::kMaxForkStates);
+}
+
+// check() analyses the placed program `like` the program: the facts of their common leading
+// nodes are taken from the program's analysis. The result must be the analysis made from
+// scratch, in every fact the compilers read, with every argument reference pointing into the
+// placed program itself (not into the program it was taken from).
+void expectSameArgRefs(const detail::Analysis& a, std::span<const detail::ArgRef> x, const detail::Analysis& b,
+                       std::span<const detail::ArgRef> y, const std::string& what) {
+  ASSERT_EQ(x.size(), y.size()) << what;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    EXPECT_EQ(x[k].arg, y[k].arg) << what << ", argument " << k;  // the same Arg object
+    EXPECT_EQ(x[k].node, y[k].node) << what << ", argument " << k;
+    if (x[k].arg == y[k].arg && x[k].arg->isSequence()) expectSameArgRefs(a, a.items(x[k]), b, b.items(y[k]), what);
+  }
+}
+
+TEST(OracleElement, PlacedAnalysisTakenFromTheProgramsIsTheFreshOne) {
+  std::vector<std::pair<Program, SchemaTable>> programs;
+  for (const auto& file : testing::filesUnder(testing::corpusDir())) {
+    Program p = testing::loadProgram(file);
+    SchemaTable schemas = schemasFor(p, builtinSchemas());
+    programs.emplace_back(std::move(p), std::move(schemas));
+  }
+  gen::GenOptions options;
+  options.maxNodes = 30;
+  gen::Generator generator(options);
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    gen::RandomChoices choices(seed);
+    Program p = generator.generate(choices).program;
+    SchemaTable schemas = schemasFor(p, generator.schemas());
+    programs.emplace_back(std::move(p), std::move(schemas));
+  }
+  std::size_t takenNodes = 0;
+  for (const auto& [program, schemas] : programs)
+    for (Placement placement : {Placement::Early, Placement::End, Placement::Upstream}) {
+      PlacedProgram placed = place(program, placement, schemas);
+      if (placed.failure || !validate(placed.program).empty()) continue;
+      auto ops = std::make_shared<detail::OpCache>();
+      ops->newUse();
+      const detail::Analysis base = detail::analyse(program, schemas, ops);
+      const detail::Analysis taken = detail::analyse(placed.program, schemas, ops, &base);
+      const detail::Analysis fresh = detail::analyse(placed.program, schemas, ops);
+      const std::string what = placed.program.graph.nodes.empty() ? "" : placed.program.graph.nodes[0].name;
+      ASSERT_EQ(taken.nodes.size(), fresh.nodes.size());
+      for (std::size_t i = 0; i < fresh.nodes.size(); ++i) {
+        const detail::NodeFacts &t = taken.nodes[i], &f = fresh.nodes[i];
+        const std::string at = what + ", node " + placed.program.graph.nodes[i].name;
+        EXPECT_EQ(t.info.schema, f.info.schema) << at;
+        EXPECT_EQ(t.info.kind, f.info.kind) << at;
+        EXPECT_EQ(t.bound, f.bound) << at;
+        EXPECT_EQ(t.bindError, f.bindError) << at;
+        EXPECT_EQ(t.hasShape, f.hasShape) << at;
+        EXPECT_EQ(t.rank, f.rank) << at;
+        if (t.hasShape && f.hasShape) {
+          for (std::uint32_t d = 0; d < f.rank; ++d) EXPECT_EQ(taken.shapes[t.shapeAt + d], fresh.shapes[f.shapeAt + d]) << at;
+        }
+        EXPECT_EQ(t.getitemUsers, f.getitemUsers) << at;
+        EXPECT_EQ(t.keptViewCopy, f.keptViewCopy) << at;
+        EXPECT_EQ(t.shareAllocArgIndex, f.shareAllocArgIndex) << at;
+        EXPECT_EQ(t.kwAt - t.rawAt, f.kwAt - f.rawAt) << at;
+        expectSameArgRefs(taken, taken.raw(t), fresh, fresh.raw(f), at + " (raw)");
+        if (t.bound && f.bound) expectSameArgRefs(taken, taken.args(t), fresh, fresh.args(f), at + " (bound)");
+        const std::size_t kwargs = placed.program.graph.nodes[i].kwargs.size();
+        expectSameArgRefs(taken, {taken.argRefs.data() + t.kwAt, kwargs}, fresh, {fresh.argRefs.data() + f.kwAt, kwargs},
+                          at + " (keywords)");
+        takenNodes += i < detail::sharedPrefix(base, fresh);
+      }
+      expectSameArgRefs(taken, taken.returned(), fresh, fresh.returned(), what + " (returned)");
+      EXPECT_EQ(taken.visibleOutputs, fresh.visibleOutputs) << what;
+      EXPECT_EQ(taken.mutatedPlaceholder, fresh.mutatedPlaceholder) << what;
+      EXPECT_EQ(taken.index, fresh.index) << what;
+      EXPECT_EQ(detail::sharedPrefix(base, taken), detail::sharedPrefix(base, fresh)) << what;
+    }
+  EXPECT_GT(takenNodes, 500u);  // most placed programs begin as their programs do
 }
 
 // A node compiles alike in two programs only if what later nodes decide about it agrees too:
