@@ -885,6 +885,39 @@ class ElementCompiler {
     return v;
   }
 
+  // resolve(a) written into `into`, keeping the capacity of its items (and of theirs): the
+  // literals a call's lists are resolved into are reused by every call of a compile and its
+  // forks, and allocating their items each time showed.
+  void resolveInto(const ArgRef& a, CValue& into) {
+    switch (a.arg->kind) {
+      case Arg::Kind::Ref: into = valueOf(a); return;
+      case Arg::Kind::List:
+      case Arg::Kind::Tuple: {
+        const std::span<const ArgRef> items = analysis_->items(a);
+        reset(into);
+        into.kind = CValue::Kind::List;
+        into.items.resize(items.size());
+        for (std::size_t j = 0; j < items.size(); ++j) resolveInto(items[j], into.items[j]);
+        return;
+      }
+      default: resolveRef(a, into); return;  // a scalar, written into `into`
+    }
+  }
+
+  // Every field of `v` as a fresh CValue has it (kind None); its items' capacity is kept.
+  static void reset(CValue& v) {
+    v.kind = CValue::Kind::None;
+    v.i = 0;
+    v.f = 0;
+    v.b = false;
+    v.t.storage = 0;
+    v.t.offset = 0;
+    v.t.sizes.clear();
+    v.t.strides.clear();
+    v.items.clear();
+    v.slot = 0;
+  }
+
   // resolve() without copying a node's value: a reference yields the node's value itself,
   // anything else is built into `scratch`. Scalars (most literal arguments: defaults such as
   // alpha=1 or None) are written into it in place, field by field as a fresh CValue has them,
@@ -893,19 +926,10 @@ class ElementCompiler {
     switch (a.arg->kind) {
       case Arg::Kind::Ref: return valueOf(a);
       case Arg::Kind::List:
-      case Arg::Kind::Tuple: scratch = resolve(a); return scratch;
+      case Arg::Kind::Tuple: resolveInto(a, scratch); return scratch;
       default: break;
     }
-    scratch.kind = CValue::Kind::None;
-    scratch.i = 0;
-    scratch.f = 0;
-    scratch.b = false;
-    scratch.t.storage = 0;
-    scratch.t.offset = 0;
-    scratch.t.sizes.clear();
-    scratch.t.strides.clear();
-    scratch.items.clear();
-    scratch.slot = 0;
+    reset(scratch);
     const Arg& arg = *a.arg;
     switch (arg.kind) {
       case Arg::Kind::Bool: scratch.kind = CValue::Kind::Bool; scratch.b = arg.boolean; scratch.i = arg.boolean; break;
@@ -1147,11 +1171,24 @@ class ElementCompiler {
         : node(n), info(i), args(std::move(a)), bound(b) {}
 
     const CValue& arg(std::string_view name) const {
-      std::optional<std::size_t> i = info.schema->argumentIndex(name);
-      if (!i) fail("schema of " + node.target + " has no argument '" + std::string(name) + "'");
-      return *args[*i];
+      const std::size_t i = indexOf(name);
+      if (i == kNone) fail("schema of " + node.target + " has no argument '" + std::string(name) + "'");
+      return *args[i];
     }
-    bool has(std::string_view name) const { return info.schema->argumentIndex(name).has_value(); }
+    bool has(std::string_view name) const { return indexOf(name) != kNone; }
+
+   private:
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    // Schema::argumentIndex, inline: the names are literals, so the comparisons of lengths and
+    // bytes compile to a few instructions (a kernel's compile asks for several arguments by
+    // name, in every compile and fork).
+    std::size_t indexOf(std::string_view name) const {
+      const std::vector<SchemaArgument>& params = info.schema->arguments;
+      for (std::size_t i = 0; i < params.size(); ++i)
+        if (params[i].name.size() == name.size() && std::memcmp(params[i].name.data(), name.data(), name.size()) == 0)
+          return i;
+      return kNone;
+    }
   };
 
   void compileCall(const Node& n) {
