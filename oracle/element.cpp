@@ -1170,23 +1170,28 @@ class ElementCompiler {
     Call(const Node& n, const OpInfo& i, std::vector<const CValue*> a, std::span<const ArgRef> b)
         : node(n), info(i), args(std::move(a)), bound(b) {}
 
-    const CValue& arg(std::string_view name) const {
-      const std::size_t i = indexOf(name);
+    // By name, a literal: its length is known where it is called, so the comparisons with the
+    // schema's names compile to a few instructions (a kernel's compile asks for several
+    // arguments by name, in every compile and fork; Schema::argumentIndex was a call and a
+    // memcmp call per name).
+    template <std::size_t N>
+    const CValue& arg(const char (&name)[N]) const {
+      const std::size_t i = indexOf<N>(name);
       if (i == kNone) fail("schema of " + node.target + " has no argument '" + std::string(name) + "'");
       return *args[i];
     }
-    bool has(std::string_view name) const { return indexOf(name) != kNone; }
+    template <std::size_t N>
+    bool has(const char (&name)[N]) const {
+      return indexOf<N>(name) != kNone;
+    }
 
    private:
     static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-    // Schema::argumentIndex, inline: the names are literals, so the comparisons of lengths and
-    // bytes compile to a few instructions (a kernel's compile asks for several arguments by
-    // name, in every compile and fork).
-    std::size_t indexOf(std::string_view name) const {
+    template <std::size_t N>
+    std::size_t indexOf(const char (&name)[N]) const {
       const std::vector<SchemaArgument>& params = info.schema->arguments;
       for (std::size_t i = 0; i < params.size(); ++i)
-        if (params[i].name.size() == name.size() && std::memcmp(params[i].name.data(), name.data(), name.size()) == 0)
-          return i;
+        if (params[i].name.size() == N - 1 && std::memcmp(params[i].name.data(), name, N - 1) == 0) return i;
       return kNone;
     }
   };
@@ -1583,7 +1588,7 @@ class ElementCompiler {
       case OpKind::View:
       case OpKind::ViewAs: {
         Shape target = kind == OpKind::ViewAs ? tensorArg(call.arg("other"), "other").sizes
-                                              : asIntList(call.arg(call.has("size") ? "size" : "shape"), "size");
+                                              : asIntList(call.has("size") ? call.arg("size") : call.arg("shape"), "size");
         std::int64_t known = 1, infer = -1;
         for (std::size_t i = 0; i < target.size(); ++i) {
           if (target[i] == -1) {
