@@ -221,8 +221,14 @@ GraphFacts checkGraph(const Graph& graph, std::string_view scope, const Validate
         if (!node.kwargs.empty()) report.error(who() + " has keyword arguments");
         break;
     }
-    for (std::size_t a = 0; a < node.args.size(); ++a)
+    for (std::size_t a = 0; a < node.args.size(); ++a) {
+      // Most arguments name a node defined before this one: one lookup settles them here.
+      // checkArgument looks again and says what is wrong with the others (or walks a list).
+      if (node.args[a].kind == Arg::Kind::Ref)
+        if (const std::uint32_t def = firstIndex.find(node.args[a].text); def != FirstDefinition::kNone && def < i)
+          continue;
       checkArgument(node.args[a], ArgumentRole{node, i, scope, a, nullptr}, firstIndex, limits, report, stack);
+    }
     for (const auto& [key, value] : node.kwargs)
       checkArgument(value, ArgumentRole{node, i, scope, 0, &key}, firstIndex, limits, report, stack);
 
