@@ -177,7 +177,10 @@ struct CValue {
   double f = 0;
   bool b = false;
   Layout t;
-  std::vector<CValue> items;
+  // List: its items, at ElementCompiler::lists_[itemsAt, itemsAt + itemsCount). Held there
+  // rather than in a vector of its own, so that a CValue is a plain record: a fork copies
+  // every node's value, and copying and destroying their vectors showed.
+  std::uint32_t itemsAt = 0, itemsCount = 0;
   std::uint32_t slot = 0;  // Opaque: index of its runtime digest
 
   bool isTensor() const { return kind == Kind::Tensor; }
@@ -876,35 +879,45 @@ class ElementCompiler {
       case Arg::Kind::Token: v.kind = CValue::Kind::Text; v.i = static_cast<std::int64_t>(hashText(a.text)); return v;
       case Arg::Kind::Ref: return valueOf(r);
       case Arg::Kind::List:
-      case Arg::Kind::Tuple:
+      case Arg::Kind::Tuple: {
+        const std::span<const ArgRef> items = analysis_->items(r);
         v.kind = CValue::Kind::List;
-        v.items.reserve(a.items.size());
-        for (const ArgRef& item : analysis_->items(r)) v.items.push_back(resolve(item));
+        v.itemsAt = newList(items.size());
+        v.itemsCount = static_cast<std::uint32_t>(items.size());
+        for (std::size_t j = 0; j < items.size(); ++j) {
+          const CValue item = resolve(items[j]);  // may make lists (nested ones) after this one
+          lists_[v.itemsAt + j] = item;
+        }
         return v;
+      }
     }
     return v;
   }
 
-  // resolve(a) written into `into`, keeping the capacity of its items (and of theirs): the
-  // literals a call's lists are resolved into are reused by every call of a compile and its
-  // forks, and allocating their items each time showed.
-  void resolveInto(const ArgRef& a, CValue& into) {
-    switch (a.arg->kind) {
-      case Arg::Kind::Ref: into = valueOf(a); return;
-      case Arg::Kind::List:
-      case Arg::Kind::Tuple: {
-        const std::span<const ArgRef> items = analysis_->items(a);
-        reset(into);
-        into.kind = CValue::Kind::List;
-        into.items.resize(items.size());
-        for (std::size_t j = 0; j < items.size(); ++j) resolveInto(items[j], into.items[j]);
-        return;
-      }
-      default: resolveRef(a, into); return;  // a scalar, written into `into`
-    }
-  }
+  // The items of every list value (see CValue::itemsAt). A list is never changed once made,
+  // and the pool only grows during a compile (a fork copies it with the values).
+  Pool<CValue> lists_;
 
-  // Every field of `v` as a fresh CValue has it (kind None); its items' capacity is kept.
+  // Room for a list of n items, made by the caller by index (an item's making may make lists
+  // and move the pool): its start.
+  std::uint32_t newList(std::size_t n) {
+    const std::size_t at = lists_.size();
+    lists_.resize(at + n);
+    return static_cast<std::uint32_t>(at);
+  }
+  // A list of `items`, made.
+  CValue makeList(const std::vector<CValue>& items) {
+    CValue v;
+    v.kind = CValue::Kind::List;
+    v.itemsAt = static_cast<std::uint32_t>(lists_.size());
+    v.itemsCount = static_cast<std::uint32_t>(items.size());
+    lists_.insert(lists_.end(), items.begin(), items.end());
+    return v;
+  }
+  // A list's items. Valid until the next list is made.
+  std::span<const CValue> itemsOf(const CValue& v) const { return {lists_.data() + v.itemsAt, v.itemsCount}; }
+
+  // Every field of `v` as a fresh CValue has it (kind None).
   static void reset(CValue& v) {
     v.kind = CValue::Kind::None;
     v.i = 0;
@@ -914,7 +927,7 @@ class ElementCompiler {
     v.t.offset = 0;
     v.t.sizes.clear();
     v.t.strides.clear();
-    v.items.clear();
+    v.itemsAt = v.itemsCount = 0;
     v.slot = 0;
   }
 
@@ -926,7 +939,7 @@ class ElementCompiler {
     switch (a.arg->kind) {
       case Arg::Kind::Ref: return valueOf(a);
       case Arg::Kind::List:
-      case Arg::Kind::Tuple: resolveInto(a, scratch); return scratch;
+      case Arg::Kind::Tuple: scratch = resolve(a); return scratch;
       default: break;
     }
     reset(scratch);
@@ -962,10 +975,10 @@ class ElementCompiler {
     return asInt(v, what);
   }
 
-  static Shape asIntList(const CValue& v, const char* what) {
+  Shape asIntList(const CValue& v, const char* what) const {
     if (v.kind == CValue::Kind::List) {
       Shape out;
-      for (const CValue& item : v.items) out.push_back(asInt(item, what));
+      for (const CValue& item : itemsOf(v)) out.push_back(asInt(item, what));
       return out;
     }
     return {asInt(v, what)};
@@ -1081,7 +1094,7 @@ class ElementCompiler {
       case CValue::Kind::List:
         s.kind = Source::Kind::Offsets;
         s.spansAt = static_cast<std::uint32_t>(out_.spans.size());
-        for (const CValue& item : v.items) {
+        for (const CValue& item : itemsOf(v)) {  // makes no list
           Source inner = sourceOf(item);
           if (inner.kind != Source::Kind::Offsets) s.constant = combine(s.constant, inner.constant);
         }
@@ -1234,10 +1247,10 @@ class ElementCompiler {
     CValue scratch;
     std::int64_t i = asInt(resolveRef(raw[1], scratch), "getitem index");
     if (container.kind == CValue::Kind::List) {
-      std::int64_t size = static_cast<std::int64_t>(container.items.size());
+      std::int64_t size = static_cast<std::int64_t>(container.itemsCount);
       if (i < 0) i += size;
       if (i < 0 || i >= size) fail("getitem index out of range");
-      values_[current_] = container.items[static_cast<std::size_t>(i)];
+      values_[current_] = itemsOf(container)[static_cast<std::size_t>(i)];
       return;
     }
     if (container.kind != CValue::Kind::Opaque) fail("getitem of a value that is not a list");
@@ -1279,8 +1292,8 @@ class ElementCompiler {
         break;
       case CValue::Kind::Opaque: h.opaques.push_back(v.slot); break;
       case CValue::Kind::List:
-        h.constant = combine(h.constant, 0x4c495354 + v.items.size());
-        for (const CValue& item : v.items) collectHashInputs(item, h);
+        h.constant = combine(h.constant, 0x4c495354 + v.itemsCount);
+        for (const CValue& item : itemsOf(v)) collectHashInputs(item, h);  // makes no list
         break;
       default: h.constant = combine(h.constant, sourceOf(v).constant); break;
     }
@@ -1366,8 +1379,8 @@ class ElementCompiler {
       };
       if (a.isTensor()) write(a.t, k, 0, false);
       else if (a.kind == CValue::Kind::List)
-        for (std::size_t j = 0; j < a.items.size(); ++j)
-          if (a.items[j].isTensor()) write(a.items[j].t, combine(k, j), j, true);
+        for (std::size_t j = 0; j < a.itemsCount; ++j)  // write() makes no list
+          if (itemsOf(a)[j].isTensor()) write(itemsOf(a)[j].t, combine(k, j), j, true);
     }
     if (s.returns.empty()) return {};
     CValue result;
@@ -1375,8 +1388,12 @@ class ElementCompiler {
       result = hashReturn(call, 0, digest);
     } else {
       result.kind = CValue::Kind::List;
-      result.items.reserve(s.returns.size());
-      for (std::size_t r = 0; r < s.returns.size(); ++r) result.items.push_back(hashReturn(call, r, digest));
+      result.itemsAt = newList(s.returns.size());
+      result.itemsCount = static_cast<std::uint32_t>(s.returns.size());
+      for (std::size_t r = 0; r < s.returns.size(); ++r) {
+        const CValue item = hashReturn(call, r, digest);
+        lists_[result.itemsAt + r] = item;
+      }
     }
     shareAlloc(call, result);
     return result;
@@ -1660,7 +1677,7 @@ class ElementCompiler {
     if (call.info.kind == OpKind::SplitWithSizes) {
       const CValue& list = call.arg("split_sizes");
       if (list.kind == CValue::Kind::List)
-        for (const CValue& item : list.items) sizes.push_back(asInt(item, "split_sizes"));
+        for (const CValue& item : itemsOf(list)) sizes.push_back(asInt(item, "split_sizes"));
       else sizes.push_back(asInt(list, "split_sizes"));
       std::int64_t total = 0;
       for (std::int64_t s : sizes) total += s;
@@ -1711,18 +1728,17 @@ class ElementCompiler {
   CValue compileView(const Call& call) {
     const bool copy = viewIsCopy(call);
     if (isListViewKind(call.info.kind)) {
-      CValue list;
-      list.kind = CValue::Kind::List;
+      std::vector<CValue> items;
       for (const Layout& part : listViewLayouts(call)) {
-        if (copy) list.items.push_back(materialize(part));
+        if (copy) items.push_back(materialize(part));
         else {
           CValue v;
           v.kind = CValue::Kind::Tensor;
           v.t = part;
-          list.items.push_back(v);
+          items.push_back(v);
         }
       }
-      return list;
+      return makeList(items);
     }
     bool needsCopy = false;
     Layout l = viewLayout(call, needsCopy);
@@ -1744,9 +1760,9 @@ class ElementCompiler {
   CValue compileListViewOut(const Call& call) {
     std::vector<Layout> parts = listViewLayouts(call);
     const CValue& out = call.arg("out");
-    if (out.kind != CValue::Kind::List || out.items.size() != parts.size()) fail(call.node.target + ": out list arity");
+    if (out.kind != CValue::Kind::List || out.itemsCount != parts.size()) fail(call.node.target + ": out list arity");
     for (std::size_t j = 0; j < parts.size(); ++j) {
-      const Layout& dst = tensorArg(out.items[j], "out");
+      const Layout& dst = tensorArg(itemsOf(out)[j], "out");  // the loop makes no list
       if (dst.sizes != parts[j].sizes) fail(call.node.target + ": out shape mismatch");
       if (valueModel_) {  // F: the out list's elements are rebound to copies of the parts
         rebind(call, *call.info.schema->argumentIndex("out"), j, true, materialize(parts[j]));
@@ -1968,7 +1984,7 @@ class ElementCompiler {
     bool keepdim = false;
     if (call.has("dim")) {
       const CValue& dims = call.arg("dim");
-      if (!dims.isNone() && !(dims.kind == CValue::Kind::List && dims.items.empty())) {
+      if (!dims.isNone() && !(dims.kind == CValue::Kind::List && dims.itemsCount == 0)) {
         reduce.assign(rank, false);
         for (std::int64_t d : asIntList(dims, "dim")) reduce[static_cast<std::size_t>(normDim(d, rank))] = true;
       }
@@ -2015,14 +2031,15 @@ class ElementCompiler {
     const Shape& S = self.sizes;
     const CValue& indices = call.arg("indices");
     if (indices.kind != CValue::Kind::List) fail("index: indices must be a list");
-    if (indices.items.size() > S.size()) fail("index: too many indices");
+    const std::span<const CValue> indexItems = itemsOf(indices);  // this compile makes no list
+    if (indexItems.size() > S.size()) fail("index: too many indices");
     // Per-dimension lists are held inline (at most a rank's worth: S and R are Shapes).
     std::array<std::size_t, Shape::kMaxRank> indexedDims{};  // the dims with an index tensor
     std::size_t indexedCount = 0;
     Shape I;
-    for (std::size_t j = 0; j < indices.items.size(); ++j) {
-      if (indices.items[j].isNone()) continue;
-      const Layout& ix = tensorArg(indices.items[j], "index");
+    for (std::size_t j = 0; j < indexItems.size(); ++j) {
+      if (indexItems[j].isNone()) continue;
+      const Layout& ix = tensorArg(indexItems[j], "index");
       indexedDims[indexedCount++] = j;
       I = indexedCount == 1 ? ix.sizes : broadcastShapes(I, ix.sizes);
     }
@@ -2077,7 +2094,7 @@ class ElementCompiler {
     k.listAt = static_cast<std::uint32_t>(out_.ints.size());  // (size, contiguous stride) per index
     k.listCount = static_cast<std::uint32_t>(indexed.size());
     for (std::size_t j : indexed) {
-      scratch_->ins.push_back(operandOf(indices.items[j], I));
+      scratch_->ins.push_back(operandOf(indexItems[j], I));
       out_.ints.push_back(S[j]);
       out_.ints.push_back(cs[j]);
     }
@@ -2230,15 +2247,15 @@ class ElementCompiler {
       placements.push_back(place);
     } else {
       const CValue& tensors = call.arg("tensors");
-      if (tensors.kind != CValue::Kind::List || tensors.items.empty()) fail("cat/stack: empty tensor list");
-      std::vector<const CValue*> list;
-      for (const CValue& t : tensors.items) {
+      if (tensors.kind != CValue::Kind::List || tensors.itemsCount == 0) fail("cat/stack: empty tensor list");
+      std::vector<const CValue*> list;  // into lists_: this compile makes no list
+      for (const CValue& t : itemsOf(tensors)) {
         tensorArg(t, "tensors");
         // cat skips legacy empty 1-d tensors.
-        if (kind == OpKind::Cat && t.t.sizes.size() == 1 && t.t.sizes[0] == 0 && tensors.items.size() > 1) continue;
+        if (kind == OpKind::Cat && t.t.sizes.size() == 1 && t.t.sizes[0] == 0 && tensors.itemsCount > 1) continue;
         list.push_back(&t);
       }
-      if (list.empty()) list.push_back(&tensors.items[0]);
+      if (list.empty()) list.push_back(&itemsOf(tensors)[0]);
       const Shape& first = list[0]->t.sizes;
       if (kind == OpKind::Stack) {
         std::size_t d = static_cast<std::size_t>(normDim(asInt(call.arg("dim"), "dim"), first.size() + 1));
@@ -2321,18 +2338,19 @@ class ElementCompiler {
     if (self.kind != CValue::Kind::List) fail("foreach: self must be a list");
     const bool hasList = call.has("other");
     const CValue* other = hasList ? &call.arg("other") : &call.arg("scalar");
-    if (hasList && (other->kind != CValue::Kind::List || other->items.size() != self.items.size()))
+    if (hasList && (other->kind != CValue::Kind::List || other->itemsCount != self.itemsCount))
       fail("foreach: list lengths differ");
     const std::uint64_t alpha = call.has("alpha") ? asScalar(call.arg("alpha")) : 1;
     const bool writes = call.info.inplace;
-    CValue results;
-    results.kind = CValue::Kind::List;
-    for (std::size_t j = 0; j < self.items.size(); ++j) {
-      const Layout& a = tensorArg(self.items[j], "self");
-      Shape shape = writes ? a.sizes : broadcastShapes(a.sizes, shapeOf(hasList ? other->items[j] : *other));
+    std::vector<CValue> results;  // made a list at the end: the loop reads lists
+    for (std::size_t j = 0; j < self.itemsCount; ++j) {
+      const CValue& item = itemsOf(self)[j];
+      const CValue& otherItem = hasList ? itemsOf(*other)[j] : *other;
+      const Layout& a = tensorArg(item, "self");
+      Shape shape = writes ? a.sizes : broadcastShapes(a.sizes, shapeOf(otherItem));
       scratch_->ins.clear();
-      scratch_->ins.push_back(operandOf(self.items[j], shape));
-      scratch_->ins.push_back(operandOf(hasList ? other->items[j] : *other, shape));
+      scratch_->ins.push_back(operandOf(item, shape));
+      scratch_->ins.push_back(operandOf(otherItem, shape));
       Span dest;
       if (writes && !valueModel_) dest = spanOf(a);
       else {
@@ -2342,7 +2360,7 @@ class ElementCompiler {
         dest = spanOf(v.t);
         // `-> ()` under F: each element's new version replaces the list element's node.
         if (writes) rebind(call, *call.info.schema->argumentIndex("self"), j, true, v);
-        else results.items.push_back(v);
+        else results.push_back(v);
       }
       Step k;
       k.compute = kind == OpKind::ForeachAdd ? Compute::Add : kind == OpKind::ForeachSub ? Compute::Sub : Compute::Mul;
@@ -2350,7 +2368,7 @@ class ElementCompiler {
       emitKernel(k, dest, dest.count);
     }
     if (writes) return {};
-    return results;
+    return makeList(results);
   }
 
   // --- the end: observations and end-of-run writes ---
