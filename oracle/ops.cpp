@@ -505,6 +505,8 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
     const std::vector<Node>& other = like->program->graph.nodes;
     while (taken < g.nodes.size() && taken < other.size() && g.nodes[taken] == other[taken]) ++taken;
     takeLeadingFacts(a, *like, taken);
+    a.likeProgram = like->program;
+    a.equalLeadingNodes = taken;
   }
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
@@ -567,7 +569,9 @@ std::size_t sharedPrefix(const Analysis& a, const Analysis& b) {
   const std::vector<Node>& x = a.program->graph.nodes;
   const std::vector<Node>& y = b.program->graph.nodes;
   std::size_t k = 0;
-  while (k < x.size() && k < y.size() && x[k] == y[k]) ++k;
+  if (b.likeProgram == a.program) k = b.equalLeadingNodes;  // counted when b was made
+  else
+    while (k < x.size() && k < y.size() && x[k] == y[k]) ++k;
   for (std::size_t i = 0; i < k; ++i) {
     const NodeFacts &f = a.nodes[i], &g = b.nodes[i];
     bool same = f.keptViewCopy == g.keptViewCopy && f.getitemUsers == g.getitemUsers;

@@ -175,6 +175,10 @@ struct Analysis {
   std::vector<std::size_t> visibleOutputs;                    // visibleOutputPositions()
   // Per output spec: the node index of the placeholder a mutation spec writes, if any.
   std::vector<std::optional<std::size_t>> mutatedPlaceholder;
+  // Made `like` another program's analysis (see analyse()): that program, and how many
+  // leading nodes the two have equal (what sharedPrefix() would count again).
+  const Program* likeProgram = nullptr;
+  std::size_t equalLeadingNodes = 0;
 
   std::optional<std::size_t> find(std::string_view name) const;
   // The node a name denotes; throws std::out_of_range if none (as a map's at() would).
