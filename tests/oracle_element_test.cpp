@@ -318,6 +318,26 @@ TEST(OracleElement, HashOpsAreDeterministicAndShapedByAnnotations) {
   EXPECT_TRUE(compile(q, tableFor(q), o).ok());
 }
 
+// List values keep their items in one pool of the compiler, nested lists after the list they
+// are in: a schema-less op hashes every item of a nested list argument where it stands, so
+// lists of the same items grouped differently, or differing in one item, hash differently, and
+// the same list (tensor items included) hashes alike.
+TEST(OracleElement, NestedListArgumentsKeepTheirItemsInPlace) {
+  auto hashOf = [](const std::string& list) {
+    return compute({"x USER_INPUT i64[4]", "y USER_INPUT i64[4]"},
+                   {"out: \"i64[3]\" = torch.ops.my_ops.opaque.default(x, " + list + ")"});
+  };
+  const Values a = hashOf("[[1, 2], [3, x]]");
+  EXPECT_EQ(a.size(), 3u);
+  EXPECT_EQ(a, hashOf("[[1, 2], [3, x]]"));
+  EXPECT_NE(a, hashOf("[[1], [2, 3, x]]"));
+  EXPECT_NE(a, hashOf("[[1, 2], [4, x]]"));
+  EXPECT_NE(a, hashOf("[[1, 2], [3, y]]"));
+  EXPECT_NE(a, hashOf("[[1, 2, [3]], x]"));
+  EXPECT_EQ(hashOf("[[[1, [2]], 3], [x, [y]]]"), hashOf("[[[1, [2]], 3], [x, [y]]]"));
+  EXPECT_NE(hashOf("[[[1, [2]], 3], [x, [y]]]"), hashOf("[[[1, [2]], 3], [y, [x]]]"));
+}
+
 TEST(OracleElement, ListArgumentWrites) {
   Program p = makeProgram({"b_a BUFFER a i64[2]", "b_b BUFFER b i64[3]", "x USER_INPUT i64[2]"},
                           {"f = torch.ops.aten._foreach_add_.Scalar([b_a, b_b], 3)", "o = torch.ops.aten.clone.default(x)"},
