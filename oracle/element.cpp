@@ -2031,7 +2031,8 @@ class ElementCompiler {
     const Shape& S = self.sizes;
     const CValue& indices = call.arg("indices");
     if (indices.kind != CValue::Kind::List) fail("index: indices must be a list");
-    const std::span<const CValue> indexItems = itemsOf(indices);  // this compile makes no list
+    // Read before finishSingle, the first step here that may make a list (shareAlloc).
+    const std::span<const CValue> indexItems = itemsOf(indices);
     if (indexItems.size() > S.size()) fail("index: too many indices");
     // Per-dimension lists are held inline (at most a rank's worth: S and R are Shapes).
     std::array<std::size_t, Shape::kMaxRank> indexedDims{};  // the dims with an index tensor
@@ -2248,7 +2249,7 @@ class ElementCompiler {
     } else {
       const CValue& tensors = call.arg("tensors");
       if (tensors.kind != CValue::Kind::List || tensors.itemsCount == 0) fail("cat/stack: empty tensor list");
-      std::vector<const CValue*> list;  // into lists_: this compile makes no list
+      std::vector<const CValue*> list;  // into lists_: read before finishSingle (see compileAdvancedIndex)
       for (const CValue& t : itemsOf(tensors)) {
         tensorArg(t, "tensors");
         // cat skips legacy empty 1-d tensors.
