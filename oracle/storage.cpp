@@ -104,6 +104,11 @@ struct StorageProgram {
   void write(SState& st, const SValue& target, std::uint64_t value) const {
     if (target.kind != SValue::Kind::View) return;
     if (target.path == 0) {
+      // A root written with the contents it holds is unchanged, and so are its views: the last
+      // view write stays readable. (S_par's end write of a buffer whose mutation value is the
+      // buffer itself is such a write; forgetting the view write there made a view of the
+      // buffer read differently in S_par than in the placed run, which has no end writes.)
+      if (st.digest[target.root] == value) return;
       st.digest[target.root] = value;
       st.lastPath[target.root] = -1;
       return;

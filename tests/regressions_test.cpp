@@ -15,7 +15,8 @@ TEST(Regressions, EveryShrunkCounterexampleReplays) {
   const auto files = wb::testing::filesUnder(wb::testing::corpusDir() / "regressions");
   EXPECT_FALSE(files.empty()) << "corpus/regressions/ is empty";
   for (const auto& path : files) {
-    if (path.parent_path().filename() == "crashes") continue;  // see CrashInputsRunToAVerdict
+    // See CrashInputsRunToAVerdict and FalseAlarmsStayQuiet.
+    if (path.parent_path().filename() == "crashes" || path.parent_path().filename() == "false-alarms") continue;
     SCOPED_TRACE(path.string());
     const std::string text = wb::testing::readFile(path);
     const gen::ArtifactHeader header = gen::parseArtifactHeader(text);
@@ -61,6 +62,27 @@ TEST(Regressions, CrashInputsRunToAVerdict) {
       if (placement == Placement::Early) {
         EXPECT_EQ(report.verdict, oracle::Verdict::Holds) << oracle::formatReport(report);
       }
+    }
+  }
+}
+
+// Programs on which the oracle once reported a bug that was its own: every placement it reported
+// must hold now, in both tiers the program reaches, with the seed and input sets of the report.
+TEST(Regressions, FalseAlarmsStayQuiet) {
+  const SchemaTable builtins = builtinSchemas();
+  const auto files = wb::testing::filesUnder(wb::testing::corpusDir() / "regressions" / "false-alarms");
+  EXPECT_FALSE(files.empty());
+  for (const auto& path : files) {
+    SCOPED_TRACE(path.string());
+    const Program program = wb::testing::loadProgram(path);
+    const SchemaTable schemas = schemasFor(program, builtins);
+    for (Placement placement : allPlacements()) {
+      oracle::CheckOptions options;
+      options.placement = placement;
+      options.seed = 0;
+      options.inputs = 2;
+      const oracle::CheckReport report = oracle::check(program, options, schemas);
+      EXPECT_EQ(report.verdict, oracle::Verdict::Holds) << toString(placement) << "\n" << oracle::formatReport(report);
     }
   }
 }
