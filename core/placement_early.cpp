@@ -8,6 +8,7 @@
 // follow, which is the earliest position the analysis allows; the result equals the parallel
 // assignment S_par because nothing after a copy touches its buffer or changes its value.
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <queue>
@@ -303,8 +304,6 @@ EarlyPlan planEarly(const Program& program, const AliasInfo& aliases) {
 
 namespace {
 
-std::string pct(const std::string& name) { return "%" + name; }
-
 // The names of the input nodes a plan's explanations mention, taken before the rewrite (which
 // may move the nodes away): buffers, values, binding nodes, vias and roots.
 class PlanNames {
@@ -337,30 +336,45 @@ class PlanNames {
 // The explanation of one planned copy, in words (DESIGN §6).
 std::string explain(const PlanNames& names, const EarlyPlan::Copy& c, const std::string& bindingName,
                     const std::vector<std::string>& copyNames, const EarlyPlan& plan) {
-  const std::string& buffer = names[c.writeBack.buffer];
-  const std::string& value = names[c.writeBack.value];
-  auto through = [&](NodeId via, RootId root) {
-    return via != kNoNode && via != root ? " through " + pct(names[via]) : std::string();
+  // Appended to one string: a placement of 10^4 copies explains every one of them.
+  std::string text;
+  text.reserve(160);
+  auto add = [&text](std::initializer_list<std::string_view> parts) {
+    for (std::string_view part : parts) text += part;
   };
-  std::string text = "after " + pct(bindingName) + ": ";
-  if (c.rule == "R0") return text + "the last placeholder (copies never go among the placeholders)";
-  if (c.rule == "R1") return text + "the value is defined here";
-  if (c.rule == "R2") {
-    text += std::string(c.bindingWrites ? "writes " : "reads ") + names[c.root] + through(c.via, c.root);
-    if (c.bindingKind == Copy::Binding::Clone) text += " (the clone that breaks a cycle of copies)";
-    return text;
+  auto through = [&](NodeId via, RootId root) {
+    if (via != kNoNode && via != root) add({" through %", names[via]});
+  };
+  const std::string& buffer = names[c.writeBack.buffer];
+  if (c.rule == "R0" || c.rule == "R1" || c.rule == "R2" || c.rule == "R3" || c.rule == "CLONE")
+    add({"after %", bindingName, ": "});
+  if (c.rule == "R0") {
+    add({"the last placeholder (copies never go among the placeholders)"});
+  } else if (c.rule == "R1") {
+    add({"the value is defined here"});
+  } else if (c.rule == "R2") {
+    add({c.bindingWrites ? "writes " : "reads ", names[c.root]});
+    through(c.via, c.root);
+    if (c.bindingKind == Copy::Binding::Clone) add({" (the clone that breaks a cycle of copies)"});
+  } else if (c.rule == "R3") {
+    add({"writes %", names[c.root], "'s storage"});
+    through(c.via, c.root);
+    add({" (value of ", buffer, ")"});
+  } else if (c.rule == "CLONE") {
+    add({"copies a clone of %", names[c.writeBack.value],
+         " taken where it is final, because a cycle of copies would overwrite it first"});
+  } else {  // C: bound by another copy.
+    const EarlyPlan::Copy& other = plan.copies[c.binding];
+    add({"after %", copyNames[c.binding], " (copy_ of ", names[other.writeBack.buffer], ", C): "});
+    if (c.bindingWrites) {
+      add({"both write ", buffer, "; output order keeps the later write last"});
+    } else {
+      add({"that copy reads ", names[c.root]});
+      through(c.via, c.root);
+      add({", which this copy overwrites"});
+    }
   }
-  if (c.rule == "R3")
-    return text + "writes " + pct(names[c.root]) + "'s storage" + through(c.via, c.root) + " (value of " + buffer + ")";
-  if (c.rule == "CLONE")
-    return text + "copies a clone of " + pct(value) +
-           " taken where it is final, because a cycle of copies would overwrite it first";
-  // C: bound by another copy.
-  const EarlyPlan::Copy& other = plan.copies[c.binding];
-  const std::string& otherBuffer = names[other.writeBack.buffer];
-  text = "after " + pct(copyNames[c.binding]) + " (copy_ of " + otherBuffer + ", C): ";
-  if (c.bindingWrites) return text + "both write " + buffer + "; output order keeps the later write last";
-  return text + "that copy reads " + names[c.root] + through(c.via, c.root) + ", which this copy overwrites";
+  return text;
 }
 
 // insertWriteBacks names copies in request (= graph) order. FX names them in creation order,
