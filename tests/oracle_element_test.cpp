@@ -729,12 +729,9 @@ TEST(OracleElement, ObservedRunsMatchRunResults) {
   EXPECT_GT(differences, 5);  // some comparisons differ (findings, End/PR #20744 bugs), so labels are compared too
 }
 
-// check() takes the placed run of a placement that leaves the program unchanged from the
-// reference run (a third ending, Placed, after S_par and S_seq) instead of compiling the
-// program again as a placed program: the two must observe the same, for every program (those
-// with end writes included, which the Placed ending must leave out), in both tiers and view
-// modes; and the placed compile must succeed whenever the reference one does.
-TEST(OracleElement, PlacedEndingOfTheReferenceIsTheProgramRunAsPlaced) {
+// Every corpus file and the generated programs of seeds 0..39 (up to 30 nodes), each with its
+// schema table.
+std::vector<std::pair<Program, SchemaTable>> corpusAndGeneratedPrograms() {
   std::vector<std::pair<Program, SchemaTable>> programs;
   for (const auto& file : testing::filesUnder(testing::corpusDir())) {
     Program p = testing::loadProgram(file);
@@ -750,6 +747,16 @@ TEST(OracleElement, PlacedEndingOfTheReferenceIsTheProgramRunAsPlaced) {
     SchemaTable schemas = schemasFor(p, generator.schemas());
     programs.emplace_back(std::move(p), std::move(schemas));
   }
+  return programs;
+}
+
+// check() takes the placed run of a placement that leaves the program unchanged from the
+// reference run (a third ending, Placed, after S_par and S_seq) instead of compiling the
+// program again as a placed program: the two must observe the same, for every program (those
+// with end writes included, which the Placed ending must leave out), in both tiers and view
+// modes; and the placed compile must succeed whenever the reference one does.
+TEST(OracleElement, PlacedEndingOfTheReferenceIsTheProgramRunAsPlaced) {
+  const std::vector<std::pair<Program, SchemaTable>> programs = corpusAndGeneratedPrograms();
   const Semantics endings[] = {Semantics::Par, Semantics::Seq, Semantics::Placed};
   int compared = 0, endWritesLeftOut = 0;
   for (const auto& [program, schemas] : programs)
@@ -858,21 +865,7 @@ void expectSameArgRefs(const detail::Analysis& a, std::span<const detail::ArgRef
 }
 
 TEST(OracleElement, PlacedAnalysisTakenFromTheProgramsIsTheFreshOne) {
-  std::vector<std::pair<Program, SchemaTable>> programs;
-  for (const auto& file : testing::filesUnder(testing::corpusDir())) {
-    Program p = testing::loadProgram(file);
-    SchemaTable schemas = schemasFor(p, builtinSchemas());
-    programs.emplace_back(std::move(p), std::move(schemas));
-  }
-  gen::GenOptions options;
-  options.maxNodes = 30;
-  gen::Generator generator(options);
-  for (std::uint64_t seed = 0; seed < 40; ++seed) {
-    gen::RandomChoices choices(seed);
-    Program p = generator.generate(choices).program;
-    SchemaTable schemas = schemasFor(p, generator.schemas());
-    programs.emplace_back(std::move(p), std::move(schemas));
-  }
+  const std::vector<std::pair<Program, SchemaTable>> programs = corpusAndGeneratedPrograms();
   std::size_t takenNodes = 0;
   for (const auto& [program, schemas] : programs)
     for (Placement placement : {Placement::Early, Placement::End, Placement::Upstream}) {

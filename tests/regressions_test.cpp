@@ -44,47 +44,46 @@ TEST(Regressions, EveryShrunkCounterexampleReplays) {
   }
 }
 
-// Inputs that once crashed wbcheck: every placement and the oracle must now run to a verdict,
-// and early must hold.
-TEST(Regressions, CrashInputsRunToAVerdict) {
+// Checks every program under corpus/regressions/<dir> with every placement, from `base`'s seed
+// and input sets, and hands each report to `expect`.
+template <typename Expect>
+void checkEveryPlacement(const char* dir, const oracle::CheckOptions& base, Expect expect) {
   const SchemaTable builtins = builtinSchemas();
-  const auto files = wb::testing::filesUnder(wb::testing::corpusDir() / "regressions" / "crashes");
-  EXPECT_FALSE(files.empty());
+  const auto files = wb::testing::filesUnder(wb::testing::corpusDir() / "regressions" / dir);
+  EXPECT_FALSE(files.empty()) << "corpus/regressions/" << dir << " is empty";
   for (const auto& path : files) {
     SCOPED_TRACE(path.string());
     const Program program = wb::testing::loadProgram(path);
     const SchemaTable schemas = schemasFor(program, builtins);
     for (Placement placement : allPlacements()) {
-      oracle::CheckOptions options;
+      oracle::CheckOptions options = base;
       options.placement = placement;
-      const oracle::CheckReport report = oracle::check(program, options, schemas);
-      EXPECT_NE(report.verdict, oracle::Verdict::Error) << oracle::formatReport(report);
-      if (placement == Placement::Early) {
-        EXPECT_EQ(report.verdict, oracle::Verdict::Holds) << oracle::formatReport(report);
-      }
+      SCOPED_TRACE(toString(placement));
+      expect(placement, oracle::check(program, options, schemas));
     }
   }
 }
 
-// Programs on which the oracle once reported a bug that was its own: every placement it reported
-// must hold now, in both tiers the program reaches, with the seed and input sets of the report.
-TEST(Regressions, FalseAlarmsStayQuiet) {
-  const SchemaTable builtins = builtinSchemas();
-  const auto files = wb::testing::filesUnder(wb::testing::corpusDir() / "regressions" / "false-alarms");
-  EXPECT_FALSE(files.empty());
-  for (const auto& path : files) {
-    SCOPED_TRACE(path.string());
-    const Program program = wb::testing::loadProgram(path);
-    const SchemaTable schemas = schemasFor(program, builtins);
-    for (Placement placement : allPlacements()) {
-      oracle::CheckOptions options;
-      options.placement = placement;
-      options.seed = 0;
-      options.inputs = 2;
-      const oracle::CheckReport report = oracle::check(program, options, schemas);
-      EXPECT_EQ(report.verdict, oracle::Verdict::Holds) << toString(placement) << "\n" << oracle::formatReport(report);
+// Inputs that once crashed wbcheck: every placement and the oracle must now run to a verdict,
+// and early must hold.
+TEST(Regressions, CrashInputsRunToAVerdict) {
+  checkEveryPlacement("crashes", {}, [](Placement placement, const oracle::CheckReport& report) {
+    EXPECT_NE(report.verdict, oracle::Verdict::Error) << oracle::formatReport(report);
+    if (placement == Placement::Early) {
+      EXPECT_EQ(report.verdict, oracle::Verdict::Holds) << oracle::formatReport(report);
     }
-  }
+  });
+}
+
+// Programs on which the oracle once reported a bug that was its own: every placement must hold
+// now, with the seed and input sets of the report (in both tiers the program reaches).
+TEST(Regressions, FalseAlarmsStayQuiet) {
+  oracle::CheckOptions reported;
+  reported.seed = 0;
+  reported.inputs = 2;
+  checkEveryPlacement("false-alarms", reported, [](Placement, const oracle::CheckReport& report) {
+    EXPECT_EQ(report.verdict, oracle::Verdict::Holds) << oracle::formatReport(report);
+  });
 }
 
 }  // namespace
