@@ -346,8 +346,19 @@ std::string explain(const PlanNames& names, const EarlyPlan::Copy& c, const std:
     if (via != kNoNode && via != root) add({" through %", names[via]});
   };
   const std::string& buffer = names[c.writeBack.buffer];
-  if (c.rule == "R0" || c.rule == "R1" || c.rule == "R2" || c.rule == "R3" || c.rule == "CLONE")
-    add({"after %", bindingName, ": "});
+  if (c.rule == "C") {  // bound by another copy
+    const EarlyPlan::Copy& other = plan.copies[c.binding];
+    add({"after %", copyNames[c.binding], " (copy_ of ", names[other.writeBack.buffer], ", C): "});
+    if (c.bindingWrites) {
+      add({"both write ", buffer, "; output order keeps the later write last"});
+    } else {
+      add({"that copy reads ", names[c.root]});
+      through(c.via, c.root);
+      add({", which this copy overwrites"});
+    }
+    return text;
+  }
+  add({"after %", bindingName, ": "});
   if (c.rule == "R0") {
     add({"the last placeholder (copies never go among the placeholders)"});
   } else if (c.rule == "R1") {
@@ -360,19 +371,9 @@ std::string explain(const PlanNames& names, const EarlyPlan::Copy& c, const std:
     add({"writes %", names[c.root], "'s storage"});
     through(c.via, c.root);
     add({" (value of ", buffer, ")"});
-  } else if (c.rule == "CLONE") {
+  } else {  // CLONE
     add({"copies a clone of %", names[c.writeBack.value],
          " taken where it is final, because a cycle of copies would overwrite it first"});
-  } else {  // C: bound by another copy.
-    const EarlyPlan::Copy& other = plan.copies[c.binding];
-    add({"after %", copyNames[c.binding], " (copy_ of ", names[other.writeBack.buffer], ", C): "});
-    if (c.bindingWrites) {
-      add({"both write ", buffer, "; output order keeps the later write last"});
-    } else {
-      add({"that copy reads ", names[c.root]});
-      through(c.via, c.root);
-      add({", which this copy overwrites"});
-    }
   }
   return text;
 }
