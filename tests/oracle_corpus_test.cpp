@@ -159,8 +159,8 @@ TEST(OracleCorpus, ReusedCheckerGivesFreshReports) {
   auto expectSame = [&](const Program& p, const CheckOptions& o, const SchemaTable& schemas, const std::string& what) {
     EXPECT_EQ(fingerprint(checker.check(p, o, schemas)), fingerprint(check(p, o, schemas))) << what;
   };
-  std::vector<std::filesystem::path> files = testing::filesUnder(testing::corpusDir());
-  for (const auto& f : testing::filesUnder(testing::sharedDir() / "real-graphs")) files.push_back(f);
+  // corpus/ holds the real printouts too (corpus/real).
+  const std::vector<std::filesystem::path> files = testing::filesUnder(testing::corpusDir());
   for (const auto& file : files) {
     Program p = testing::loadProgram(file);
     const SchemaTable schemas = schemasFor(p, builtinSchemas());
@@ -201,8 +201,8 @@ TEST(OracleCorpus, ReusedCheckerGivesFreshReports) {
 }
 
 TEST(OracleCorpus, EarlyAgreesWithSParOnEveryFile) {
-  std::vector<std::filesystem::path> files = testing::filesUnder(testing::corpusDir());
-  for (const auto& f : testing::filesUnder(testing::sharedDir() / "real-graphs")) files.push_back(f);
+  // corpus/ holds the real printouts too (corpus/real).
+  const std::vector<std::filesystem::path> files = testing::filesUnder(testing::corpusDir());
   ASSERT_GT(files.size(), 20u);
   int storageTier = 0;
   for (const auto& file : files) {

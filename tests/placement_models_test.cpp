@@ -253,9 +253,10 @@ TEST(Pr20744Model, WriteBackAfterOldValueReads) {
 }
 
 // The real printouts of upstream's test_mutable_buffers before and after the pass
-// (shared/real-graphs 04 and 05, ExecuTorch's own test): the model reproduces the "after" graph.
+// (corpus/real 04 and 05, from shared/real-graphs: ExecuTorch's own test): the model reproduces
+// the "after" graph.
 Program readReal(const std::string& file) {
-  const std::filesystem::path path = testing::sharedDir() / "real-graphs" / file;
+  const std::filesystem::path path = testing::realGraphsDir() / file;
   Result<Program> read = readProgram(testing::readFile(path), path.string());
   EXPECT_TRUE(read.ok()) << formatAll(read.errors);
   return read.ok() ? *read : Program{};

@@ -1,5 +1,5 @@
 // tests/reader_test.cpp: the reader on every form PyTorch prints (core/text.h): the real
-// printouts of shared/real-graphs and corpus/real read to the expected structure.
+// printouts of corpus/real (shared/real-graphs and more) read to the expected structure.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -19,14 +19,7 @@ Program readText(const std::string& text) {
 }
 
 Program readReal(const std::string& name) {
-  auto path = testing::sharedDir() / "real-graphs" / name;
-  Result<Program> r = readProgram(readFile(path), path.string());
-  EXPECT_TRUE(r.ok()) << formatAll(r.errors);
-  return r.ok() ? *r : Program{};
-}
-
-Program readCorpus(const std::string& name) {
-  auto path = testing::corpusDir() / "real" / name;
+  auto path = testing::realGraphsDir() / name;
   Result<Program> r = readProgram(readFile(path), path.string());
   EXPECT_TRUE(r.ok()) << formatAll(r.errors);
   return r.ok() ? *r : Program{};
@@ -180,7 +173,7 @@ TEST(RealGraphs, ExportDbQuirkyIndentationAndReprSignature23) {
 // --- Hand-made printouts in corpus/real (forms shared/ does not cover) -------------------------
 
 TEST(HandMade, UnliftedModuleCodeLiftsMutatedAttributes) {
-  Program p = readCorpus("h1-ep-module-code-batchnorm.txt");
+  Program p = readReal("h1-ep-module-code-batchnorm.txt");
   EXPECT_TRUE(p.signatureInferred);
   // Mutated buffers become BUFFER placeholders in front; the others stay attribute reads.
   ASSERT_EQ(p.signature.inputs.size(), 4u);
@@ -196,7 +189,7 @@ TEST(HandMade, UnliftedModuleCodeLiftsMutatedAttributes) {
 }
 
 TEST(HandMade, MinifierRepro) {
-  Program p = readCorpus("h2-minifier-repro.txt");
+  Program p = readReal("h2-minifier-repro.txt");
   EXPECT_EQ(countOp(p.graph, NodeOp::Placeholder), 3u);
   EXPECT_EQ(node(p, "_tensor_constant0").op, NodeOp::GetAttr);
   ASSERT_EQ(p.signature.outputs.size(), 3u);
@@ -205,7 +198,7 @@ TEST(HandMade, MinifierRepro) {
 }
 
 TEST(HandMade, PrettyPrintedReprSignature) {
-  Program p = readCorpus("h3-repr-signature-pretty.txt");
+  Program p = readReal("h3-repr-signature-pretty.txt");
   EXPECT_FALSE(p.signatureInferred);
   ASSERT_EQ(p.signature.inputs.size(), 3u);
   EXPECT_EQ(p.signature.inputs[0], (InputSpec{InputKind::Buffer, "b_k_cache", "k_cache", true}));
@@ -214,7 +207,7 @@ TEST(HandMade, PrettyPrintedReprSignature) {
 }
 
 TEST(HandMade, OldWalrusStrGraph) {
-  Program p = readCorpus("h4-str-graph-old-walrus.txt");
+  Program p = readReal("h4-str-graph-old-walrus.txt");
   EXPECT_EQ(node(p, "getitem").target, "operator.getitem");
   EXPECT_EQ(node(p, "_tensor_constant0").op, NodeOp::GetAttr);
   EXPECT_EQ(node(p, "clamp_default").kwargs[1], (std::pair<std::string, Arg>{"max", Arg::none()}));
@@ -223,7 +216,7 @@ TEST(HandMade, OldWalrusStrGraph) {
 }
 
 TEST(HandMade, CondBranchesAreSubmodules) {
-  Program p = readCorpus("h5-cond-nested-submodule.txt");
+  Program p = readReal("h5-cond-nested-submodule.txt");
   ASSERT_EQ(p.submodules.size(), 2u);
   EXPECT_EQ(p.submodules[0].name, "true_graph_0");
   EXPECT_EQ(p.submodules[1].name, "false_graph_0");

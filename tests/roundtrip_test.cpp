@@ -46,7 +46,7 @@ TEST(RoundTrip, EveryCorpusFile) {
 }
 
 TEST(RoundTrip, EverySharedRealGraph) {
-  auto files = testing::filesUnder(testing::sharedDir() / "real-graphs");
+  auto files = testing::filesUnder(testing::realGraphsDir());
   EXPECT_GE(files.size(), 11u);
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.string());
@@ -155,14 +155,13 @@ struct GoldenCase {
 };
 
 std::vector<GoldenCase> goldenCases() {
-  const fs::path real = testing::sharedDir() / "real-graphs";
-  const fs::path corpus = testing::corpusDir() / "real";
+  const fs::path real = testing::realGraphsDir();
   return {
       {real / "05-et-mutable-buffers-after-writeback.txt", "writer-05-after-writeback.txt"},
       {real / "16-pt-functionalize-batchnorm-running-stats-copy_.txt", "writer-16-batchnorm.txt"},
       {real / "23-exportdb-2.3-user-input-mutation-functional.txt", "writer-23-exportdb.txt"},
-      {corpus / "h1-ep-module-code-batchnorm.txt", "writer-h1-ep-module-code.txt"},
-      {corpus / "h5-cond-nested-submodule.txt", "writer-h5-cond.txt"},
+      {real / "h1-ep-module-code-batchnorm.txt", "writer-h1-ep-module-code.txt"},
+      {real / "h5-cond-nested-submodule.txt", "writer-h5-cond.txt"},
   };
 }
 
