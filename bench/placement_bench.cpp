@@ -54,7 +54,7 @@ void analysis(benchmark::State& state, Maker make) {
 // The time of place() itself, from a cold heap: each result is freed outside the timing
 // (freeing 10^6 nodes costs a tenth of placing them, and is the caller's business), and the
 // freed memory is handed back to the system before the next call. glibc maps blocks over
-// 32 MiB afresh on every call anyway (a 10^6-node program's node array is 176 MB), so without
+// 32 MiB afresh on every call anyway (a 10^6-node program's node array is 144 MB), so without
 // the trim only the large sizes would pay for fresh pages, and sizes would not compare; with
 // it every size pays what a one-shot `wbcheck place` pays.
 // `consume`: through place(Program&&), the caller handing its program over, so `early` moves

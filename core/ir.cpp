@@ -215,7 +215,7 @@ std::vector<Arg> Graph::returnedValues() const {
   const Node* out = outputNode();
   if (!out || out->args.empty()) return {};
   const Arg& a = out->args[0];
-  if (a.isSequence()) return a.items;
+  if (a.isSequence()) return a.items.toVector();
   return {a};
 }
 

@@ -94,7 +94,7 @@ inline void prefetchNode(const Node& node) {
 }
 
 // Asks the kernel to back the freshly reserved storage of `v` with huge pages. A placement of a
-// 10^6-node program writes a 176 MB node array that did not exist before: with 4 KiB pages its
+// 10^6-node program writes a 144 MB node array that did not exist before: with 4 KiB pages its
 // page faults cost as much as the placement's own work. Only a hint (Linux's THP in `madvise`
 // mode); does nothing elsewhere or for small arrays.
 template <typename T>

@@ -115,7 +115,7 @@ std::string canonicalText(const Expr& e) {
 // ---------------------------------------------------------------------------------------------
 
 std::string formatArg(const Arg& arg) {
-  auto join = [](const std::vector<Arg>& items) {
+  auto join = [](const CompactVector<Arg>& items) {
     std::string out;
     for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + formatArg(items[i]);
     return out;

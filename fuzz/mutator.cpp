@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,7 +66,7 @@ Node callNode(std::string name, std::string target, std::vector<Arg> args, std::
 }
 
 // The output node's flat tuple, made explicit so it can be edited.
-std::vector<Arg>& outputTuple(Program& p) {
+CompactVector<Arg>& outputTuple(Program& p) {
   Node& out = p.graph.nodes.back();
   if (out.args.empty() || !out.args[0].isSequence()) {
     std::vector<Arg> items;
@@ -106,7 +107,7 @@ bool addNode(Program& p, RandomChoices& ch) {
 }
 
 // Every reference inside a node's arguments, as pointers to edit in place.
-void collectRefs(std::vector<Arg>& args, std::vector<Arg*>& out) {
+void collectRefs(std::span<Arg> args, std::vector<Arg*>& out) {
   for (Arg& a : args) {
     if (a.isRef()) out.push_back(&a);
     else if (a.isSequence()) collectRefs(a.items, out);
@@ -176,7 +177,7 @@ bool addView(Program& p, RandomChoices& ch) {
 }
 
 bool dropOutput(Program& p, RandomChoices& ch) {
-  std::vector<Arg>& items = outputTuple(p);
+  CompactVector<Arg>& items = outputTuple(p);
   if (items.empty() || items.size() != p.signature.outputs.size()) return false;
   const std::size_t k = ch.index(items.size());
   items.erase(items.begin() + static_cast<std::ptrdiff_t>(k));
@@ -203,7 +204,7 @@ bool addWriteBack(Program& p, RandomChoices& ch) {
   std::vector<std::size_t> same = valuesOfType(g, g.nodes.size() - 1, placeholder->typeText);
   if (same.empty()) return false;
   const std::string value = g.nodes[ch.element(same)].name;
-  std::vector<Arg>& items = outputTuple(p);
+  CompactVector<Arg>& items = outputTuple(p);
   if (items.size() != p.signature.outputs.size()) return false;
   // Mutation outputs come first in what export prints; anywhere is valid.
   const std::size_t at = ch.index(items.size() + 1);

@@ -43,7 +43,7 @@ std::size_t placeholderCount(const Program& p) {
   return k;
 }
 
-std::vector<Arg>* outputItems(Program& p) {
+CompactVector<Arg>* outputItems(Program& p) {
   if (p.graph.nodes.empty() || !p.graph.nodes.back().isOutput()) return nullptr;
   Node& out = p.graph.nodes.back();
   if (out.args.empty() || !out.args[0].isSequence()) return nullptr;

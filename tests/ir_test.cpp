@@ -1,12 +1,71 @@
-// tests/ir_test.cpp: the small value types of the program model (core/ir.h).
+// tests/ir_test.cpp: the small value types of the program model (core/ir.h, core/compact_vector.h).
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "core/ir.h"
 
 namespace wb {
 namespace {
+
+TEST(CompactVector, IsOnePointerWideAndHoldsNothingWhileEmpty) {
+  static_assert(sizeof(CompactVector<Arg>) == sizeof(void*));
+  CompactVector<int> v;
+  EXPECT_TRUE(v.empty());
+  EXPECT_EQ(v.size(), 0u);
+  EXPECT_EQ(v.data(), nullptr);
+  EXPECT_EQ(v.begin(), v.end());
+  EXPECT_THROW(v.at(0), std::out_of_range);
+  v.push_back(1);
+  v.clear();
+  EXPECT_EQ(v.data(), nullptr);  // clearing gives the storage back
+  EXPECT_EQ(v, CompactVector<int>{});
+}
+
+TEST(CompactVector, CopiesAreDeepAndMovesTakeTheElements) {
+  CompactVector<int> a = {1, 2, 3};
+  CompactVector<int> b = a;
+  b[0] = 9;
+  EXPECT_EQ(a[0], 1);
+  EXPECT_NE(a.data(), b.data());
+  EXPECT_NE(a, b);
+  const int* storage = a.data();
+  CompactVector<int> c = std::move(a);
+  EXPECT_EQ(c.data(), storage);
+  EXPECT_EQ(c.toVector(), (std::vector<int>{1, 2, 3}));
+}
+
+TEST(CompactVector, InsertEraseAndReverseIterationKeepOrder) {
+  CompactVector<int> v;
+  v.insert(v.begin(), 2);  // into an empty one
+  v.insert(v.begin(), 1);
+  v.insert(v.end(), 4);
+  v.insert(v.begin() + 2, 3);
+  EXPECT_EQ(v.toVector(), (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_EQ(*v.erase(v.begin() + 1), 3);
+  EXPECT_EQ(std::vector<int>(v.rbegin(), v.rend()), (std::vector<int>{4, 3, 1}));
+  EXPECT_EQ(v.front(), 1);
+  EXPECT_EQ(v.back(), 4);
+}
+
+TEST(Node, TheListsMostNodesLeaveEmptyCostOnePointerEach) {
+  // Passes over 10^6-node programs stream every node: the size is part of the design.
+  static_assert(sizeof(Node) <= 144);
+  static_assert(sizeof(Arg) <= 56);
+  Node plain = Node::call("add", "aten::add.Tensor", {Arg::ref("x"), Arg::ref("y")});
+  EXPECT_TRUE(plain.kwargs.empty());
+  EXPECT_TRUE(plain.meta.empty());
+  EXPECT_TRUE(plain.args[0].items.empty());
+  Node copy = plain;
+  copy.kwargs.emplace_back("alpha", Arg::ofInt(2));
+  copy.meta["_share_alloc_with_arg_idx"] = "0";
+  EXPECT_TRUE(plain.kwargs.empty());
+  EXPECT_TRUE(plain.meta.empty());
+  EXPECT_NE(plain, copy);
+  EXPECT_EQ(copy.shareAllocArgIndex(), 0);
+}
 
 TEST(NodeMeta, IteratesInKeyOrderWithUniqueKeys) {
   NodeMeta meta = {{"zeta", "1"}, {"alpha", "2"}, {"zeta", "3"}};  // the later duplicate wins
