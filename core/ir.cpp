@@ -139,7 +139,7 @@ Node Node::getAttr(std::string name) {
   return n;
 }
 
-Node Node::call(std::string name, std::string target, std::vector<Arg> args,
+Node Node::call(std::string name, SharedString target, std::vector<Arg> args,
                 std::vector<std::pair<std::string, Arg>> kwargs, std::string type,
                 NodeMeta meta) {
   Node n;

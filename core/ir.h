@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/compact_vector.h"
+#include "core/shared_string.h"
 
 namespace wb {
 
@@ -159,13 +160,15 @@ class NodeMeta {
 
 struct Node {
   // The fields every pass reads come first. The rarely used lists are one pointer each
-  // (CompactVector): a Node is 144 bytes, and passes over 10^6 nodes stream every one.
+  // (CompactVector) and the target is shared (SharedString): a Node is two cache lines, and
+  // passes over 10^6 nodes stream every one.
   std::string name;
   // Normalised target (DESIGN §2): "aten::add.Tensor", "aten::copy_" (default overload),
   // "my_ops::mystery", "higher_order::cond", "operator.getitem", "executorch_call_delegate".
   // For placeholders: the placeholder's own name; for get_attr: the attribute path;
   // for call_module: the submodule path; for output: "output".
-  std::string target;
+  // Shared by copies (and, from readers and generators, by every node of one op).
+  SharedString target;
   std::vector<Arg> args;
   CompactVector<std::pair<std::string, Arg>> kwargs;  // in printed order
   NodeMeta meta;
@@ -177,7 +180,7 @@ struct Node {
   // get_attr's target is its own name; the output node is named "output" and returns a tuple.
   static Node placeholder(std::string name, std::string type = {});
   static Node getAttr(std::string name);
-  static Node call(std::string name, std::string target, std::vector<Arg> args,
+  static Node call(std::string name, SharedString target, std::vector<Arg> args,
                    std::vector<std::pair<std::string, Arg>> kwargs = {}, std::string type = {},
                    NodeMeta meta = {});
   static Node output(std::vector<Arg> values);

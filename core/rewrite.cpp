@@ -66,6 +66,7 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
   std::vector<Node> copies;
   copies.reserve(k);
   std::size_t unhinted = 0;  // requests whose value node the caller did not give
+  const SharedString copyTarget("aten::copy_");  // one block for every copy
   for (std::size_t r = 0; r < k; ++r) {
     const CopyInsertion& req = requests[r];
     const OutputSpec& spec = outputs.at(req.outputIndex);
@@ -78,7 +79,7 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
     if (req.afterNode >= in.nodes.size()) throw std::out_of_range("insertWriteBacks: anchor out of range");
     Node copy;
     copy.op = NodeOp::CallFunction;
-    copy.target = "aten::copy_";
+    copy.target = copyTarget;
     copy.args = {Arg::ref(inputs[target].name), returned.at(req.outputIndex)};
     if (req.valueNode && *req.valueNode < in.nodes.size() &&
         in.nodes[*req.valueNode].name == outputs.at(req.outputIndex).name)

@@ -113,6 +113,7 @@ class GraphBuilder {
   bool isDefined(const std::string& name) const { return definedAt_.count(name) != 0; }
 
   Graph graph;
+  TargetInterner targets;  // the call targets: every node of one op shares one string
   InferenceHints hints;
 
  private:
@@ -461,7 +462,7 @@ class ProgramReader {
         node.target = rhs.text.substr(5);
       } else {
         node.op = NodeOp::CallFunction;
-        node.target = normaliseTarget(rhs.text);
+        node.target = builder.targets(normaliseTarget(rhs.text));
       }
       for (const Expr& a : rhs.items) node.args.push_back(builder.toArg(a));
       for (std::size_t i = 0; i < rhs.keywordNames.size(); ++i)
@@ -478,12 +479,12 @@ class ProgramReader {
       const Expr& base = rhs.items[0];
       if (base.kind != Expr::Kind::Name || base.text.find('.') != std::string::npos)
         source_.fail(base.pos, "only a node can be subscripted ('getitem = split[0]')");
-      node.target = "operator.getitem";
+      node.target = builder.targets("operator.getitem");
       node.args = {builder.toArg(base), builder.toArg(rhs.items[1])};
       return node;
     }
     if (rhs.kind == Expr::Kind::Binary || rhs.kind == Expr::Kind::Unary) {
-      node.target = "operator." + operatorName(rhs);
+      node.target = builder.targets("operator." + operatorName(rhs));
       for (const Expr& operand : rhs.items) node.args.push_back(builder.toArg(operand));
       return node;
     }
@@ -605,7 +606,7 @@ class ProgramReader {
       node.target = node.name;
       if (printed != node.name) builder.hints.printedPlaceholderTargets[node.name] = printed;
     } else {
-      node.target = node.op == NodeOp::CallFunction ? normaliseTarget(target) : target;
+      node.target = builder.targets(node.op == NodeOp::CallFunction ? normaliseTarget(target) : target);
     }
     if (c.acceptPunct("(")) readStrNodeArguments(c, node, builder);
     const Token& commentToken = c.peek();

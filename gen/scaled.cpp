@@ -26,7 +26,7 @@ class ScaledBuilder {
   void call(std::string name, const char* target, std::vector<Arg> args, const char* type = "f32[4]") {
     Node n;
     n.name = std::move(name);
-    n.target = target;
+    n.target = targets_(target);  // one block per op, as the text reader gives
     n.args = std::move(args);
     n.typeText = type;
     p_.graph.nodes.push_back(std::move(n));
@@ -62,6 +62,7 @@ class ScaledBuilder {
     p_.graph.nodes.push_back(std::move(n));
   }
   Program p_;
+  TargetInterner targets_;
   std::vector<Arg> returned_, userReturned_;
   std::vector<OutputSpec> userSpecs_;
 };

@@ -70,6 +70,22 @@ TEST(RealGraphs, BufferMutationSignature02) {
   EXPECT_EQ(returnedNames(p), (std::vector<std::string>{"add_2", "add_1"}));
 }
 
+TEST(RealGraphs, NodesOfOneOpShareOneTargetString02) {
+  // The reader interns targets: copies of the program and passes over it then touch one
+  // string per op, not one per node (core/shared_string.h).
+  Program p = readReal("02-sig-docstring-functional-buffer-mutation.txt");
+  EXPECT_EQ(node(p, "add").target, "aten::add.Tensor");
+  EXPECT_TRUE(node(p, "add").target.sharesTextWith(node(p, "add_1").target));
+  EXPECT_TRUE(node(p, "add").target.sharesTextWith(node(p, "add_2").target));
+  Program text = readText(
+      "graph():\n"
+      "    %x : [num_users=2] = placeholder[target=x]\n"
+      "    %a : [num_users=1] = call_function[target=torch.ops.aten.relu.default](args = (%x,), kwargs = {})\n"
+      "    %b : [num_users=1] = call_function[target=torch.ops.aten.relu.default](args = (%x,), kwargs = {})\n"
+      "    return (a, b)\n");
+  EXPECT_TRUE(node(text, "a").target.sharesTextWith(node(text, "b").target));
+}
+
 TEST(RealGraphs, EdgeDialectTargetsAndKwargs04) {
   Program p = readReal("04-et-mutable-buffers-before-writeback.txt");
   EXPECT_TRUE(p.signatureInferred);
