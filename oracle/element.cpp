@@ -642,13 +642,22 @@ class ElementCompiler {
     return Result<std::shared_ptr<const ElementProgram>>::success(finished_);
   }
 
+  // The end of the arena used so far: of the main storages and of the side ones (see fresh()).
   std::size_t arenaEnd() const {
-    return storageBase_.empty() ? 0 : static_cast<std::size_t>(storageBase_.back() + storageSize_.back());
+    const std::int64_t main = storageBase_.empty() ? 0 : storageBase_.back() + storageSize_.back();
+    return static_cast<std::size_t>(std::max(main, sideEnd_));
   }
 
   // A fork (see compileShared) continues from the node it was taken before.
   Compiled resume() {
     return finish([&] {
+      // Mirroring needs the parent's storage table (it has finished: see compileShared), and
+      // room above its arena for this one's own storages that fits under the arena cap
+      // whatever this compile allocates (which is charged: at most maxElements).
+      mirrors_ = replaysParent_ && parent_ && parent_->finished_ && parent_->recordsMarks_ &&
+                 parent_->arenaEnd() + options_.maxElements < (std::size_t{1} << 31);
+      if (mirrors_) sideEnd_ = static_cast<std::int64_t>(parent_->arenaEnd());
+      replaysParent_ = mirrors_;
       walk(forkedAt_);
       compileEnd();
     });
@@ -658,7 +667,10 @@ class ElementCompiler {
   std::shared_ptr<ElementCompiler> forkAt(std::size_t i) {
     // Where the fork's run may start from this one's (ElementProgram::forkedAt).
     const ElementProgram::ForkPoint here{static_cast<std::uint32_t>(out_.steps.size()), arenaEnd(), opaqueSlots_};
+    // The fork replays nodes from i on (replay()), whose marks it records itself: this one's
+    // are not copied.
     auto fork = std::make_shared<ElementCompiler>(*this);
+    fork->marks_ = newMarks(program_->graph.nodes.size());
     fork->parent_ = this;
     fork->finished_.reset();
     fork->out_.forkPoints.clear();
@@ -670,6 +682,13 @@ class ElementCompiler {
     fork->placed_ = nullptr;
     fork->placedFork_.reset();
     fork->forkedAt_ = i;  // its pools were copied with room to grow (Pool)
+    fork->replaysParent_ = !valueModel_;  // see replay()
+    fork->parentHasProgram_ = true;
+    fork->parentCursor_ = i;
+    // The values of nodes before i are this one's (copied).
+    fork->parentNode_.resize(program_->graph.nodes.size());
+    for (std::size_t k = 0; k < fork->parentNode_.size(); ++k)
+      fork->parentNode_[k] = k < i ? static_cast<std::uint32_t>(k) : kNotParents;
     return fork;
   }
 
@@ -687,7 +706,10 @@ class ElementCompiler {
     p.values_.resize(n);
     p.declaredAt_.resize(n);
     p.out_.nodeStepEnd.resize(n);
+    p.marks_ = newMarks(n);
+    p.parentNode_.resize(n, kNotParents);
     p.forkWanted_ = forkWanted_ && !fork_;
+    p.parentHasProgram_ = false;  // its nodes from placedFrom_ on are matched to this one's (replay())
   }
 
   // Whether compiling node i reads valueModel_: views (every view is a copy under F), ops
@@ -709,6 +731,9 @@ class ElementCompiler {
   void takeValueFork(std::size_t i) {
     valueFork_ = forkAt(i);
     valueFork_->valueModel_ = valueFork_->out_.valueModel = valueFork_->options_.valueSemantics = true;
+    // F replays the nodes whose compile does not read the model (replay()); nothing forks
+    // from it, so it records no marks.
+    valueFork_->recordsMarks_ = false;
     // F reads no view mode (viewIsCopy answers before it looks), whatever the copy-views
     // compile has seen before the fork.
     valueFork_->viewModeSeen_ = false;
@@ -753,7 +778,25 @@ class ElementCompiler {
   const CValue& declared(std::size_t node) const {
     return declaredAt_[node] ? declaredValues_[declaredAt_[node] - 1] : noValue_;
   }
+  // Storages: where each starts in the arena and its size. A fork mirrors its parent's
+  // (mirrors_): its main table is always a prefix of the parent's final one, so a node after
+  // the fork that allocates what the parent's allocated there gets the same storages, and the
+  // nodes after it read the same places whatever came before (replay() depends on it). The
+  // storages a node makes that its parent's did not are side storages (ids with
+  // kSideStorage), placed above the parent's arena; a node that made fewer leaves the rest of
+  // the parent's as unused holes in the main table.
+  static constexpr std::uint32_t kSideStorage = 0x80000000u;
   Pool<std::int64_t> storageBase_, storageSize_;
+  Pool<std::int64_t> sideBase_, sideSize_;
+  std::int64_t sideEnd_ = 0;
+  bool mirrors_ = false;
+  std::size_t mirrorNext_ = 0, mirrorEnd_ = 0;  // the parent's storages of the node being compiled
+  std::int64_t baseOf(std::uint32_t storage) const {
+    return storage & kSideStorage ? sideBase_[storage & ~kSideStorage] : storageBase_[storage];
+  }
+  std::int64_t sizeOf(std::uint32_t storage) const {
+    return storage & kSideStorage ? sideSize_[storage & ~kSideStorage] : storageSize_[storage];
+  }
   std::uint32_t opaqueSlots_ = 0;
   std::size_t budget_ = 0;
 
@@ -774,11 +817,24 @@ class ElementCompiler {
     std::int64_t n = numelOf(shape);
     charge(static_cast<std::size_t>(n));
     Layout l;
-    l.storage = static_cast<std::uint32_t>(storageBase_.size());
-    std::int64_t base = storageBase_.empty() ? 0 : storageBase_.back() + storageSize_.back();
-    if (base + n > std::int64_t{1} << 31) fail("memory cap: arena too large");
-    storageBase_.push_back(base);
-    storageSize_.push_back(n);
+    if (mirrorNext_ < mirrorEnd_ && parent_->storageSize_[mirrorNext_] == n) {
+      // The parent's next storage of this node: the same id and place (see mirrors_).
+      l.storage = static_cast<std::uint32_t>(mirrorNext_);
+      storageBase_.push_back(parent_->storageBase_[mirrorNext_++]);
+      storageSize_.push_back(n);
+    } else if (mirrors_) {  // one the parent did not make here: above its arena
+      if (sideEnd_ + n > std::int64_t{1} << 31) fail("memory cap: arena too large");
+      l.storage = kSideStorage | static_cast<std::uint32_t>(sideBase_.size());
+      sideBase_.push_back(sideEnd_);
+      sideSize_.push_back(n);
+      sideEnd_ += n;
+    } else {
+      const std::int64_t base = static_cast<std::int64_t>(arenaEnd());
+      if (base + n > std::int64_t{1} << 31) fail("memory cap: arena too large");
+      l.storage = static_cast<std::uint32_t>(storageBase_.size());
+      storageBase_.push_back(base);
+      storageSize_.push_back(n);
+    }
     l.sizes = shape;
     l.strides = contiguousStrides(shape);
     return l;
@@ -789,7 +845,7 @@ class ElementCompiler {
   Span spanOf(const Layout& l) {
     std::int64_t n = numelOf(l.sizes);
     charge(static_cast<std::size_t>(n));
-    const std::int64_t base = storageBase_[l.storage], size = storageSize_[l.storage];
+    const std::int64_t base = baseOf(l.storage), size = sizeOf(l.storage);
     Span span;
     if (n == 0) return span;
     span.count = static_cast<std::uint32_t>(n);
@@ -1026,6 +1082,7 @@ class ElementCompiler {
     values_.resize(n);
     declaredAt_.resize(n);
     out_.nodeStepEnd.resize(n);
+    marks_ = newMarks(n);
     reservePools();
     std::size_t placeholders = 0;
     for (const Node& node : g.nodes) placeholders += node.isPlaceholder();
@@ -1062,12 +1119,29 @@ class ElementCompiler {
           fork_->placedFrom_ = placedFrom_;
         }
       }
-      switch (n.op) {
-        case NodeOp::Placeholder: compilePlaceholder(n); break;
-        case NodeOp::GetAttr: compileGetAttr(n); break;
-        case NodeOp::CallFunction:
-        case NodeOp::CallModule: compileCall(n); break;
-        case NodeOp::Output: break;
+      if (recordsMarks_) marks_[i] = marks();
+      const std::size_t j = replaysParent_ ? parentNodeOf(i) : kNoParentNode;
+      if (j != kNoParentNode && replay(i, j)) {
+        parentNode_[i] = static_cast<std::uint32_t>(j);
+      } else {
+        if (j != kNoParentNode) mirrorNode(j);
+        switch (n.op) {
+          case NodeOp::Placeholder: compilePlaceholder(n); break;
+          case NodeOp::GetAttr: compileGetAttr(n); break;
+          case NodeOp::CallFunction:
+          case NodeOp::CallModule: compileCall(n); break;
+          case NodeOp::Output: break;
+        }
+        if (mirrors_) {  // the parent's storages this node did not take: holes
+          for (; mirrorNext_ < mirrorEnd_; ++mirrorNext_) {
+            storageBase_.push_back(parent_->storageBase_[mirrorNext_]);
+            storageSize_.push_back(parent_->storageSize_[mirrorNext_]);
+          }
+          mirrorNext_ = mirrorEnd_ = 0;
+        }
+        // Whether its value is the parent's (for the replays of the nodes that read it).
+        if (j != kNoParentNode && (n.op == NodeOp::CallFunction || n.op == NodeOp::CallModule))
+          parentNode_[i] = sameValue(values_[i], parent_->values_[j], *parent_) ? static_cast<std::uint32_t>(j) : kNotParents;
       }
       out_.nodeStepEnd[i] = static_cast<std::uint32_t>(out_.steps.size());
       if (options_.traceNodes) out_.nodeResults[i] = sourceOf(values_[i]);
@@ -1077,6 +1151,250 @@ class ElementCompiler {
   }
 
   std::size_t current_ = 0;
+
+  // --- replaying a node the parent compiled alike ---
+  //
+  // A fork (alias views, F, the placed program) goes on compiling nodes its parent has
+  // compiled too, most of them alike: after a `*_copy` view made an alias, a view that F
+  // copies, an in-place op that F makes a new version of, or an inserted copy_, the nodes that
+  // do not read what differs read the same values as in the parent and, with the storages
+  // mirrored (see storageBase_), allocate the same storages. Compiling node i depends only on
+  // the node, its facts, the values its arguments name (the storages they live in included),
+  // the model where the node's compile reads it (dependsOnModel), and three counters (main
+  // storages, opaque slots, list items): with all of them equal to the parent's before its
+  // node j, node i compiles to the parent's steps and value for j, with indices into the
+  // program's pools moved by where the pools stand (a copy_ before it added a kernel and its
+  // operands). Those are then copied instead of compiled again. Never for what reads the view
+  // mode (`*_copy` views) or other nodes' facts (a tuple result reads its getitems'
+  // annotations), nor where the parent's node made side storages.
+
+  // Where the pools and counters stand before a node's compile (after node j: before node
+  // j + 1; the output node comes last and is never replayed). Not initialised: every node a
+  // fork may replay from is recorded before it is read (forks start at or after their parent's
+  // fork point, and the parent has finished).
+  struct Marks {
+    std::uint32_t steps, offsets, spans, operands, ints, lists, storages, side, opaque;
+    std::size_t budget;
+  };
+  static std::shared_ptr<Marks[]> newMarks(std::size_t n) { return std::shared_ptr<Marks[]>(new Marks[n]); }
+  std::shared_ptr<Marks[]> marks_;  // per node, as compiled (or replayed) here; a fork has its own
+  bool recordsMarks_ = true;        // F's are never read (see takeValueFork)
+  bool replaysParent_ = false;      // a fork that replays its parent's nodes (see resume())
+  // Per node: the parent's node whose value (as the parent left it) its value is, field by
+  // field (sameValue), or kNotParents. Kept as nodes are compiled, replayed and rebound, so that
+  // comparing an argument with the parent's is one look-up.
+  static constexpr std::uint32_t kNotParents = 0xffffffffu;
+  std::vector<std::uint32_t> parentNode_;
+  bool parentHasProgram_ = true;  // the parent compiled the same program (node i is its node i)
+  std::size_t parentCursor_ = 0;  // else: the parent's next node to match (placed forks)
+
+  Marks marks() const {
+    Marks m;
+    m.steps = static_cast<std::uint32_t>(out_.steps.size());
+    m.offsets = static_cast<std::uint32_t>(out_.offsets.size());
+    m.spans = static_cast<std::uint32_t>(out_.spans.size());
+    m.operands = static_cast<std::uint32_t>(out_.operands.size());
+    m.ints = static_cast<std::uint32_t>(out_.ints.size());
+    m.lists = static_cast<std::uint32_t>(lists_.size());
+    m.storages = static_cast<std::uint32_t>(storageBase_.size());
+    m.side = static_cast<std::uint32_t>(sideBase_.size());
+    m.opaque = opaqueSlots_;
+    m.budget = budget_;
+    return m;
+  }
+
+  // The same storage here and in `other` (its table entry).
+  bool sameStorage(std::uint32_t s, const ElementCompiler& other) const {
+    if (s & kSideStorage) {
+      const std::uint32_t k = s & ~kSideStorage;
+      return k < sideBase_.size() && k < other.sideBase_.size() && sideBase_[k] == other.sideBase_[k] &&
+             sideSize_[k] == other.sideSize_[k];
+    }
+    return s < storageBase_.size() && s < other.storageBase_.size() && storageBase_[s] == other.storageBase_[s] &&
+           storageSize_[s] == other.storageSize_[s];
+  }
+
+  // A value here and one of `other`: the same in the fields a value of its kind is read by
+  // (a list item by item, a tensor with its storage).
+  bool sameValue(const CValue& x, const CValue& y, const ElementCompiler& other) const {
+    if (x.kind != y.kind) return false;
+    switch (x.kind) {
+      case CValue::Kind::None: return true;
+      case CValue::Kind::Int:
+      case CValue::Kind::Text: return x.i == y.i;
+      case CValue::Kind::Bool: return x.i == y.i && x.b == y.b;
+      case CValue::Kind::Float: return std::memcmp(&x.f, &y.f, sizeof x.f) == 0;
+      case CValue::Kind::Opaque: return x.slot == y.slot;
+      case CValue::Kind::Tensor:
+        return x.t.storage == y.t.storage && x.t.offset == y.t.offset && x.t.sizes == y.t.sizes &&
+               x.t.strides == y.t.strides && sameStorage(x.t.storage, other);
+      case CValue::Kind::List:
+        if (x.itemsAt != y.itemsAt || x.itemsCount != y.itemsCount || x.itemsAt + x.itemsCount > lists_.size() ||
+            y.itemsAt + y.itemsCount > other.lists_.size())
+          return false;
+        for (std::uint32_t k = 0; k < x.itemsCount; ++k)
+          if (!sameValue(lists_[x.itemsAt + k], other.lists_[y.itemsAt + k], other)) return false;
+        return true;
+    }
+    return false;
+  }
+
+  // An argument here and the same argument (of an equal node) in `other`, the parent: what
+  // it names has the same value in both (see parentNode_). Literals are equal with their
+  // nodes.
+  bool sameArgument(const ArgRef& x, const ArgRef& y, const ElementCompiler& other) const {
+    if (x.arg->isRef()) return x.node != ArgRef::kNoNode && y.node != ArgRef::kNoNode && parentNode_[x.node] == y.node;
+    if (x.arg->isSequence()) {
+      const std::span<const ArgRef> xs = analysis_->items(x), ys = other.analysis_->items(y);
+      for (std::size_t k = 0; k < xs.size(); ++k)
+        if (!sameArgument(xs[k], ys[k], other)) return false;
+    }
+    return true;
+  }
+
+  static std::uint32_t moved(std::uint32_t at, std::int64_t by) {
+    return static_cast<std::uint32_t>(static_cast<std::int64_t>(at) + by);
+  }
+  static void moveSpan(Span& s, std::int64_t by) {
+    if (s.listed) s.at = moved(s.at, by);
+  }
+
+  // Whether every pool index of a parent's step lies in the ranges its node appended (so that
+  // moving the ranges moves everything the step reads).
+  static bool stepWithin(const ElementProgram& p, const Step& k, const Marks& b, const Marks& a) {
+    auto spanWithin = [&](const Span& s) { return !s.listed || (s.at >= b.offsets && s.at + s.count <= a.offsets); };
+    auto rangeWithin = [](std::uint32_t at, std::uint32_t count, std::uint32_t begin, std::uint32_t end) {
+      return at >= begin && at + count <= end;
+    };
+    if (!spanWithin(k.dest) || !spanWithin(k.src)) return false;
+    switch (k.kind) {
+      case StepKind::Digest:
+        return rangeWithin(k.listAt, k.listCount, b.spans, a.spans) &&
+               rangeWithin(k.slotsAt, k.slotsCount, b.offsets, a.offsets);
+      case StepKind::Kernel: {
+        if (!rangeWithin(k.operandsAt, k.operandsCount, b.operands, a.operands)) return false;
+        for (std::uint32_t o = 0; o < k.operandsCount; ++o)
+          if (!spanWithin(p.operands[k.operandsAt + o].span)) return false;
+        switch (k.compute) {
+          case Compute::Reduce: return rangeWithin(k.mapA, k.mapCount, b.offsets, a.offsets);
+          case Compute::IndexTensor:
+          case Compute::IndexPut:
+            if (!rangeWithin(k.listAt, 2 * k.listCount, b.ints, a.ints)) return false;
+            [[fallthrough]];
+          case Compute::IndexSelect:
+          case Compute::IndexCopyAdd:
+          case Compute::Scatter:
+            return rangeWithin(k.mapA, k.mapCount, b.offsets, a.offsets) &&
+                   rangeWithin(k.mapB, 0, b.offsets, a.offsets);
+          case Compute::Assemble: {
+            if (!rangeWithin(k.listAt, k.listCount, b.spans, a.spans)) return false;
+            for (std::uint32_t m = 0; m < k.listCount; ++m)
+              if (!spanWithin(p.spans[k.listAt + m])) return false;
+            return true;
+          }
+          default: return true;
+        }
+      }
+      default: return true;
+    }
+  }
+
+  static constexpr std::size_t kNoParentNode = static_cast<std::size_t>(-1);
+
+  // The parent's node that node i is (the same node of the same program; for a placed program
+  // the parent's next node, if node i equals it: the inserted copies match none), or
+  // kNoParentNode. Never the parent's last node (the output).
+  std::size_t parentNodeOf(std::size_t i) {
+    std::size_t j = i;
+    const std::vector<Node>& theirs = parent_->program_->graph.nodes;
+    if (!parentHasProgram_) {
+      if (parentCursor_ >= theirs.size() || !(theirs[parentCursor_] == program_->graph.nodes[i])) return kNoParentNode;
+      j = parentCursor_++;
+    }
+    return j + 1 < theirs.size() ? j : kNoParentNode;
+  }
+
+  // Compiling node i, which is the parent's node j: fresh() takes the parent's storages of j
+  // in their order while the sizes asked for are theirs (see storageBase_).
+  void mirrorNode(std::size_t j) {
+    const Marks& b = parent_->marks_[j];
+    if (storageBase_.size() != b.storages) return;  // not expected: the main table is the parent's
+    mirrorNext_ = b.storages;
+    mirrorEnd_ = parent_->marks_[j + 1].storages;
+  }
+
+  // Node i (the parent's node j) compiled by copying what the parent compiled for j, if that
+  // is what compiling it would give (see above); false (nothing done) if not.
+  bool replay(std::size_t i, std::size_t j) {
+    if (options_.traceNodes || (valueModel_ && dependsOnModel(i))) return false;
+    const Node& n = program_->graph.nodes[i];
+    if (n.op != NodeOp::CallFunction && n.op != NodeOp::CallModule) return false;
+    const ElementCompiler& parent = *parent_;
+    const ElementProgram* done = parent.finished_.get();
+    if (!done || parent.valueModel_ || !parent.recordsMarks_) return false;
+    const NodeFacts& f = analysis_->nodes[i];
+    const NodeFacts& g = parent.analysis_->nodes[j];
+    if (f.info.copyVariant || !f.getitemUsers.empty() || !g.getitemUsers.empty() || f.rawCount != g.rawCount)
+      return false;
+    const Marks& b = parent.marks_[j];
+    const Marks& a = parent.marks_[j + 1];
+    if (storageBase_.size() != b.storages || a.side != b.side || opaqueSlots_ != b.opaque || lists_.size() != b.lists)
+      return false;
+    for (std::uint32_t k = 0; k < f.rawCount; ++k)
+      if (!sameArgument(analysis_->argRefs[f.rawAt + k], parent.analysis_->argRefs[g.rawAt + k], parent)) return false;
+    for (std::size_t k = 0; k < n.kwargs.size(); ++k)
+      if (!sameArgument(analysis_->argRefs[f.kwAt + k], parent.analysis_->argRefs[g.kwAt + k], parent)) return false;
+    for (std::uint32_t s = b.steps; s < a.steps; ++s)
+      if (!stepWithin(*done, done->steps[s], b, a)) return false;
+
+    // Alike: the parent's work for node j, appended and moved to where the pools stand.
+    charge(a.budget - b.budget);  // fails as the compile would (the same message)
+    const std::int64_t offsetsBy = static_cast<std::int64_t>(out_.offsets.size()) - b.offsets;
+    const std::int64_t spansBy = static_cast<std::int64_t>(out_.spans.size()) - b.spans;
+    const std::int64_t operandsBy = static_cast<std::int64_t>(out_.operands.size()) - b.operands;
+    const std::int64_t intsBy = static_cast<std::int64_t>(out_.ints.size()) - b.ints;
+    auto append = [](auto& to, const auto& from, std::uint32_t begin, std::uint32_t end) {
+      if (begin != end) to.insert(to.end(), from.begin() + begin, from.begin() + end);  // most stay as they are
+    };
+    const std::size_t firstStep = out_.steps.size(), firstSpan = out_.spans.size(), firstOperand = out_.operands.size();
+    append(out_.steps, done->steps, b.steps, a.steps);
+    append(out_.offsets, done->offsets, b.offsets, a.offsets);  // arena offsets and slots: as they are
+    append(out_.spans, done->spans, b.spans, a.spans);
+    append(out_.operands, done->operands, b.operands, a.operands);
+    append(out_.ints, done->ints, b.ints, a.ints);
+    append(storageBase_, parent.storageBase_, b.storages, a.storages);
+    append(storageSize_, parent.storageSize_, b.storages, a.storages);
+    append(lists_, parent.lists_, b.lists, a.lists);
+    opaqueSlots_ = a.opaque;
+    for (std::size_t s = firstSpan; s < out_.spans.size(); ++s) moveSpan(out_.spans[s], offsetsBy);
+    for (std::size_t o = firstOperand; o < out_.operands.size(); ++o) moveSpan(out_.operands[o].span, offsetsBy);
+    for (std::size_t s = firstStep; s < out_.steps.size(); ++s) {
+      Step& k = out_.steps[s];
+      moveSpan(k.dest, offsetsBy);
+      moveSpan(k.src, offsetsBy);
+      if (k.kind == StepKind::Digest) {
+        k.listAt = moved(k.listAt, spansBy);
+        k.slotsAt = moved(k.slotsAt, offsetsBy);
+      }
+      if (k.kind != StepKind::Kernel) continue;
+      k.operandsAt = moved(k.operandsAt, operandsBy);
+      switch (k.compute) {
+        case Compute::Reduce: k.mapA = moved(k.mapA, offsetsBy); break;
+        case Compute::IndexTensor:
+        case Compute::IndexPut: k.listAt = moved(k.listAt, intsBy); [[fallthrough]];
+        case Compute::IndexSelect:
+        case Compute::IndexCopyAdd:
+        case Compute::Scatter:
+          k.mapA = moved(k.mapA, offsetsBy);
+          k.mapB = moved(k.mapB, offsetsBy);
+          break;
+        case Compute::Assemble: k.listAt = moved(k.listAt, spansBy); break;
+        default: break;
+      }
+    }
+    values_[i] = parent.values_[j];
+    return true;
+  }
 
   void emit(const Step& step) { out_.steps.push_back(step); }
 
@@ -1235,7 +1553,10 @@ class ElementCompiler {
     values_[current_] = std::move(result);
     // F's rebinds take effect after the call: every argument above was read before any of
     // them (the arguments point at node values, which a rebind replaces).
-    for (auto& [node, next] : scratch_->rebinds) values_[node] = std::move(next);
+    for (auto& [node, next] : scratch_->rebinds) {
+      values_[node] = std::move(next);
+      if (node < parentNode_.size()) parentNode_[node] = kNotParents;
+    }
     scratch_->rebinds.clear();
   }
 
@@ -1498,7 +1819,7 @@ class ElementCompiler {
     shared.offset = base.t.offset;
     shared.sizes = result.t.sizes;
     shared.strides = contiguousStrides(shared.sizes);
-    if (shared.offset + numelOf(shared.sizes) > storageSize_[shared.storage])
+    if (shared.offset + numelOf(shared.sizes) > sizeOf(shared.storage))
       fail("_share_alloc_with_arg_idx: the result does not fit in argument's storage");
     // The result was computed into fresh storage; move it into the shared place.
     emitCopy(result.t, shared);
@@ -2387,7 +2708,7 @@ class ElementCompiler {
       const Layout& l = declared(i).t;
       Layout whole;
       whole.storage = l.storage;
-      whole.sizes = {storageSize_[l.storage]};
+      whole.sizes = {sizeOf(l.storage)};
       whole.strides = {1};
       CValue storage;
       storage.kind = CValue::Kind::Tensor;
