@@ -658,6 +658,7 @@ class ElementCompiler {
                  parent_->arenaEnd() + options_.maxElements < (std::size_t{1} << 31);
       if (mirrors_) sideEnd_ = static_cast<std::int64_t>(parent_->arenaEnd());
       replaysParent_ = mirrors_;
+      if (recordsMarks_) marks_ = newMarks(program_->graph.nodes.size());
       walk(forkedAt_);
       compileEnd();
     });
@@ -667,10 +668,8 @@ class ElementCompiler {
   std::shared_ptr<ElementCompiler> forkAt(std::size_t i) {
     // Where the fork's run may start from this one's (ElementProgram::forkedAt).
     const ElementProgram::ForkPoint here{static_cast<std::uint32_t>(out_.steps.size()), arenaEnd(), opaqueSlots_};
-    // The fork replays nodes from i on (replay()), whose marks it records itself: this one's
-    // are not copied.
     auto fork = std::make_shared<ElementCompiler>(*this);
-    fork->marks_ = newMarks(program_->graph.nodes.size());
+    fork->marks_.reset();  // it records its own, from i on (see resume())
     fork->parent_ = this;
     fork->finished_.reset();
     fork->out_.forkPoints.clear();
@@ -706,7 +705,6 @@ class ElementCompiler {
     p.values_.resize(n);
     p.declaredAt_.resize(n);
     p.out_.nodeStepEnd.resize(n);
-    p.marks_ = newMarks(n);
     p.parentNode_.resize(n, kNotParents);
     p.forkWanted_ = forkWanted_ && !fork_;
     p.parentHasProgram_ = false;  // its nodes from placedFrom_ on are matched to this one's (replay())
@@ -787,7 +785,7 @@ class ElementCompiler {
   // the parent's as unused holes in the main table.
   static constexpr std::uint32_t kSideStorage = 0x80000000u;
   Pool<std::int64_t> storageBase_, storageSize_;
-  Pool<std::int64_t> sideBase_, sideSize_;
+  std::vector<std::int64_t> sideBase_, sideSize_;  // vectors: most forks make none
   std::int64_t sideEnd_ = 0;
   bool mirrors_ = false;
   std::size_t mirrorNext_ = 0, mirrorEnd_ = 0;  // the parent's storages of the node being compiled
@@ -1539,18 +1537,22 @@ class ElementCompiler {
     if (scratch_->literals.size() < call.bound.size()) scratch_->literals.resize(call.bound.size());
     for (std::size_t k = 0; k < call.bound.size(); ++k)
       call.args.push_back(&resolveRef(call.bound[k], scratch_->literals[k]));
-    CValue result;
-    if (isViewKind(info.kind) && !info.outVariant) result = compileView(call);
-    else if (info.kind == OpKind::SymSize) {
-      const Layout& self = tensorArg(call.arg("self"), "self");
-      result.kind = CValue::Kind::Int;
-      if (self.sizes.empty()) fail("sym_size of a 0-d tensor");
-      result.i = self.sizes[static_cast<std::size_t>(normDim(asInt(call.arg("dim"), "dim"), self.sizes.size()))];
-    } else if (isViewKind(info.kind)) result = compileListViewOut(call);
-    else if (info.kind == OpKind::Hash) result = compileHashOp(call);
-    else result = compileKernel(call);
+    // Assigned once, as made (a CValue copies its layout's bytes: no cheaper move).
+    values_[current_] = [&]() -> CValue {
+      if (isViewKind(info.kind) && !info.outVariant) return compileView(call);
+      if (info.kind == OpKind::SymSize) {
+        const Layout& self = tensorArg(call.arg("self"), "self");
+        CValue size;
+        size.kind = CValue::Kind::Int;
+        if (self.sizes.empty()) fail("sym_size of a 0-d tensor");
+        size.i = self.sizes[static_cast<std::size_t>(normDim(asInt(call.arg("dim"), "dim"), self.sizes.size()))];
+        return size;
+      }
+      if (isViewKind(info.kind)) return compileListViewOut(call);
+      if (info.kind == OpKind::Hash) return compileHashOp(call);
+      return compileKernel(call);
+    }();
     scratch_->argPointers = std::move(call.args);  // its capacity, for the next call
-    values_[current_] = std::move(result);
     // F's rebinds take effect after the call: every argument above was read before any of
     // them (the arguments point at node values, which a rebind replaces).
     for (auto& [node, next] : scratch_->rebinds) {
@@ -2150,16 +2152,13 @@ class ElementCompiler {
 
   // The destination of a single tensor result of shape `shape`, and the result value.
   CValue destinationFor(const Call& call, const Shape& shape, Span& dest) {
-    const Schema& s = *call.info.schema;
     CValue v;
-    if (!valueModel_ && !s.returns.empty()) {
-      for (std::size_t k = 0; k < s.arguments.size(); ++k) {
-        if (!s.arguments[k].type.isWrite() || !sameAliasSet(s.returns[0].type, s.arguments[k].type)) continue;
-        const Layout& l = tensorArg(*call.args[k], "written argument");
-        if (l.sizes != shape) fail("%" + call.node.name + ": result shape differs from the written argument's");
-        dest = spanOf(l);
-        return *call.args[k];
-      }
+    if (!valueModel_ && call.info.resultWrites >= 0) {
+      const CValue& written = *call.args[static_cast<std::size_t>(call.info.resultWrites)];
+      const Layout& l = tensorArg(written, "written argument");
+      if (l.sizes != shape) fail("%" + call.node.name + ": result shape differs from the written argument's");
+      dest = spanOf(l);
+      return written;
     }
     v.kind = CValue::Kind::Tensor;
     v.t = fresh(shape);

@@ -158,6 +158,10 @@ OpInfo classify(const Node& node, const SchemaTable& schemas) {
       if (a.kwargOnly && a.type.isWrite() && sameAliasSet(r.type.alias, a.type.alias)) info.outVariant = true;
   for (const SchemaArgument& a : s.arguments)
     if (a.kwargOnly && a.type.isTensorList() && a.type.isWrite() && s.returns.empty()) info.outVariant = true;
+  if (!s.returns.empty())
+    for (std::size_t k = 0; k < s.arguments.size() && info.resultWrites < 0; ++k)
+      if (s.arguments[k].type.isWrite() && sameAliasSet(s.returns[0].type.alias, s.arguments[k].type.alias))
+        info.resultWrites = static_cast<std::int32_t>(k);
   info.kind = kindOf(base).value_or(OpKind::Hash);
   // A view is interpreted only when its schema says it is one (or it is a copy variant), so a
   // custom op that happens to share a name is hashed rather than misread.

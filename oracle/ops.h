@@ -78,6 +78,9 @@ struct OpInfo {
   bool outVariant = false;   // a return aliases a written keyword-only argument (`out=`)
   bool getitem = false;      // operator.getitem
   bool annotated = false;    // some argument or return of the schema has an alias annotation
+  // The first argument written in the alias set of the first return (`add_`'s self, an
+  // `out=` argument), or -1: where the storage model puts the result.
+  std::int32_t resultWrites = -1;
   std::uint64_t opId = 0;    // hash of the target
 };
 
