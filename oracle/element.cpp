@@ -841,13 +841,20 @@ class ElementCompiler {
   // The arena elements of a layout, in row-major order. Charged as if every offset were
   // listed (the budget, and so which programs fall back to the storage tier, is unchanged).
   Span spanOf(const Layout& l) {
-    std::int64_t n = numelOf(l.sizes);
+    // numelOf and isContiguous in one pass (isContiguous's running product is the product of
+    // the sizes after dimension i).
+    std::int64_t n = 1;
+    bool contiguous = true;
+    for (std::size_t i = l.sizes.size(); i-- > 0;) {
+      if (l.sizes[i] != 1 && l.strides[i] != n) contiguous = false;
+      n *= l.sizes[i];
+    }
     charge(static_cast<std::size_t>(n));
     const std::int64_t base = baseOf(l.storage), size = sizeOf(l.storage);
     Span span;
     if (n == 0) return span;
     span.count = static_cast<std::uint32_t>(n);
-    if (isContiguous(l)) {  // most layouts (every fresh tensor): one range, no index walk
+    if (contiguous) {  // most layouts (every fresh tensor): one range, no index walk
       if (l.offset < 0 || l.offset + n > size) fail("a view reaches outside its storage (as_strided?)");
       span.at = static_cast<std::uint32_t>(base + l.offset);
       return span;
@@ -1162,9 +1169,9 @@ class ElementCompiler {
   // storages, opaque slots, list items): with all of them equal to the parent's before its
   // node j, node i compiles to the parent's steps and value for j, with indices into the
   // program's pools moved by where the pools stand (a copy_ before it added a kernel and its
-  // operands). Those are then copied instead of compiled again. Never for what reads the view
-  // mode (`*_copy` views) or other nodes' facts (a tuple result reads its getitems'
-  // annotations), nor where the parent's node made side storages.
+  // operands). Those are then copied instead of compiled again. Never for a `*_copy` view in
+  // another view mode than the parent's, what reads other nodes' facts (a tuple result reads
+  // its getitems' annotations), nor where the parent's node made side storages.
 
   // Where the pools and counters stand before a node's compile (after node j: before node
   // j + 1; the output node comes last and is never replayed). Not initialised: every node a
@@ -1332,7 +1339,12 @@ class ElementCompiler {
     if (!done || parent.valueModel_ || !parent.recordsMarks_) return false;
     const NodeFacts& f = analysis_->nodes[i];
     const NodeFacts& g = parent.analysis_->nodes[j];
-    if (f.info.copyVariant || !f.getitemUsers.empty() || !g.getitemUsers.empty() || f.rawCount != g.rawCount)
+    if (!f.getitemUsers.empty() || !g.getitemUsers.empty() || f.rawCount != g.rawCount) return false;
+    // A `*_copy` view compiles alike in the same view mode (in the alias-views one, as the
+    // program does or does not return it), and under F as in the copy-views mode (a copy).
+    const bool readsViewMode = f.info.copyVariant && !valueModel_;
+    if (readsViewMode && (options_.viewMode != parent.options_.viewMode ||
+                          (options_.viewMode == ViewMode::AliasViews && f.keptViewCopy != g.keptViewCopy)))
       return false;
     const Marks& b = parent.marks_[j];
     const Marks& a = parent.marks_[j + 1];
@@ -1391,6 +1403,7 @@ class ElementCompiler {
       }
     }
     values_[i] = parent.values_[j];
+    if (readsViewMode) viewModeSeen_ = true;  // as viewIsCopy() would have noted
     return true;
   }
 

@@ -289,7 +289,18 @@ const OpCache::Entry& OpCache::get(const Node& node, const SchemaTable& schemas)
       // Another use, perhaps another table: the classification holds if the target still
       // finds the same schema (classify() looks schemas up for calls other than getitem).
       const bool looksUp = node.op == NodeOp::CallFunction && !e.info.getitem;
-      if (looksUp && schemas.find(node.target, node.args.size()) != e.info.schema) e = classified(node, schemas);
+      if (const Schema* found = looksUp ? schemas.find(node.target, node.args.size()) : e.info.schema;
+          found != e.info.schema) {
+        // Each check's table is its own copy; an equal schema classifies alike (classify()
+        // reads only the schema and the node's target), so only the pointer and the table
+        // that keeps it alive change.
+        if (found && e.info.schema && *found == *e.info.schema) {
+          e.info.schema = found;
+          e.table = schemas;
+        } else {
+          e = classified(node, schemas);
+        }
+      }
       e.validIn = use_;
     }
     return e;
