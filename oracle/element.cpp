@@ -2717,15 +2717,21 @@ class ElementCompiler {
     std::size_t p = 0;
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
       if (!g.nodes[i].isPlaceholder()) continue;
-      const Layout& l = declared(i).t;
-      Layout whole;
-      whole.storage = l.storage;
-      whole.sizes = {sizeOf(l.storage)};
-      whole.strides = {1};
-      CValue storage;
-      storage.kind = CValue::Kind::Tensor;
-      storage.t = whole;
-      out_.placeholders[p++].second = sourceOf(storage);
+      // sourceOf() of its whole storage, a contiguous range, made directly.
+      const std::uint32_t storage = declared(i).t.storage;
+      const std::int64_t n = sizeOf(storage);
+      charge(static_cast<std::size_t>(n));
+      Span whole;
+      if (n != 0) {
+        whole.at = static_cast<std::uint32_t>(baseOf(storage));
+        whole.count = static_cast<std::uint32_t>(n);
+      }
+      Source source;
+      source.kind = Source::Kind::Offsets;
+      source.spansAt = static_cast<std::uint32_t>(out_.spans.size());
+      source.spansCount = 1;
+      out_.spans.push_back(whole);
+      out_.placeholders[p++].second = source;
     }
     std::span<const ArgRef> returned = analysis_->returned();
     CValue scratch;

@@ -491,6 +491,60 @@ void takeLeadingFacts(Analysis& a, const Analysis& like, std::size_t count) {
   }
 }
 
+// The facts of node i of a.program, equal to node j of like.program, taken from like's as
+// takeLeadingFacts takes those of leading nodes, with the nodes its arguments name moved to
+// this program's (`fromLike`: like's node -> this program's, for the nodes matched so far).
+// False (nothing taken) if an argument names a node that has no match here, or whose name
+// does not denote it here (a repeated name).
+bool takeFactsOf(Analysis& a, const Analysis& like, std::size_t j, std::size_t i, const std::vector<std::uint32_t>& fromLike,
+                 const std::vector<bool>& denotes) {
+  const NodeFacts& from = like.nodes[j];
+  // A node's arguments (raw, keyword, and the items of lists among them) are one range.
+  const std::uint32_t begin = from.rawAt;
+  const std::uint32_t end =
+      j + 1 < like.nodes.size() ? like.nodes[j + 1].rawAt : static_cast<std::uint32_t>(like.argRefs.size());
+  for (std::uint32_t k = begin; k < end; ++k) {
+    const ArgRef& r = like.argRefs[k];
+    if (!r.arg->isRef()) continue;
+    if (r.node == ArgRef::kNoNode || fromLike[r.node] == ArgRef::kNoNode || !denotes[fromLike[r.node]]) return false;
+  }
+  const Node& n = a.program->graph.nodes[i];
+  NodeFacts& f = a.nodes[i];
+  f = from;
+  f.getitemUsers.clear();
+  f.keptViewCopy = false;
+  const std::int64_t by = static_cast<std::int64_t>(a.argRefs.size()) - begin;
+  a.argRefs.insert(a.argRefs.end(), like.argRefs.begin() + begin, like.argRefs.begin() + end);
+  f.rawAt = static_cast<std::uint32_t>(f.rawAt + by);
+  f.kwAt = static_cast<std::uint32_t>(f.kwAt + by);
+  for (std::size_t k = begin + by; k < a.argRefs.size(); ++k) {
+    ArgRef& r = a.argRefs[k];
+    if (r.arg->isRef()) r.node = fromLike[r.node];
+    else if (r.arg->isSequence()) r.itemsAt = static_cast<std::uint32_t>(r.itemsAt + by);
+  }
+  for (std::size_t k = 0; k < n.args.size(); ++k) repoint(a, f.rawAt + k, n.args[k]);
+  std::size_t kw = f.kwAt;
+  for (const auto& entry : n.kwargs) repoint(a, kw++, entry.second);
+  if (f.bound) {
+    // A bound argument is a copy of one written (found by the argument it points at in
+    // `like`) or a schema default (in the op cache, shared: kept).
+    f.argsAt = static_cast<std::uint32_t>(a.boundArgs.size());
+    a.boundArgs.insert(a.boundArgs.end(), like.boundArgs.begin() + from.argsAt,
+                       like.boundArgs.begin() + from.argsAt + from.argsCount);
+    for (ArgRef& b : std::span<ArgRef>(a.boundArgs.data() + f.argsAt, f.argsCount))
+      for (std::uint32_t k = begin; k < end; ++k)
+        if (b.arg == like.argRefs[k].arg) {
+          b = a.argRefs[static_cast<std::size_t>(k + by)];
+          break;
+        }
+  }
+  if (f.hasShape) {
+    f.shapeAt = static_cast<std::uint32_t>(a.shapes.size());
+    a.shapes.insert(a.shapes.end(), like.shapes.begin() + from.shapeAt, like.shapes.begin() + from.shapeAt + from.rank);
+  }
+  return true;
+}
+
 }  // namespace
 
 Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared_ptr<OpCache> cache,
@@ -516,17 +570,29 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
   a.boundArgs.reserve(4 * g.nodes.size());
   a.shapes.reserve(3 * g.nodes.size());
   std::size_t taken = 0;  // leading nodes equal to like's, whose facts are like's
+  // After them, a node equal to like's next unmatched one takes its facts too (a placed
+  // program is its program with copies inserted: most of its later nodes are the program's).
+  std::vector<std::uint32_t> fromLike;  // like's node -> the node here it matched
+  std::size_t likeNext = 0;
   if (like) {
     const std::vector<Node>& other = like->program->graph.nodes;
     while (taken < g.nodes.size() && taken < other.size() && g.nodes[taken] == other[taken]) ++taken;
     takeLeadingFacts(a, *like, taken);
     a.likeProgram = like->program;
     a.equalLeadingNodes = taken;
+    fromLike.assign(other.size(), ArgRef::kNoNode);
+    for (std::size_t k = 0; k < taken; ++k) fromLike[k] = static_cast<std::uint32_t>(k);
+    likeNext = taken;
   }
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     NodeFacts& f = a.nodes[i];
-    if (i < taken) {
+    bool fromFacts = i < taken;  // facts taken from like's (the leading ones are already)
+    if (!fromFacts && like && likeNext < like->nodes.size() && n == like->program->graph.nodes[likeNext]) {
+      fromFacts = takeFactsOf(a, *like, likeNext, i, fromLike, denotes);
+      fromLike[likeNext++] = static_cast<std::uint32_t>(i);
+    }
+    if (fromFacts) {
       if (f.info.getitem && !n.args.empty() && n.args[0].isRef())
         if (std::uint32_t c = a.argRefs[f.rawAt].node; c != ArgRef::kNoNode) a.nodes[c].getitemUsers.push_back(i);
       continue;
