@@ -196,9 +196,11 @@ struct Analysis {
 // program); a fresh one is made if null. `like`, if given, is an analysis made with the same
 // schemas and cache in the same use (OpCache::newUse) of a program that `program` may begin
 // like (a program, for its placed version): the facts of the leading nodes the two programs
-// have equal are taken from it (pointed at `program`'s own arguments) instead of being
-// derived again; what later nodes decide about them (getitem users, keptViewCopy) is not.
-// The result is the analysis made without `like`.
+// have equal, and after them of each node equal to the next node of `like` not yet matched
+// (a placed program is its program with copies inserted), are taken from it (pointed at
+// `program`'s own arguments and nodes) instead of being derived again; what later nodes
+// decide about them (getitem users, keptViewCopy) is not. The result is the analysis made
+// without `like`.
 Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared_ptr<OpCache> cache = nullptr,
                  const Analysis* like = nullptr);
 
