@@ -287,6 +287,7 @@ class Pool : public std::vector<T> {
 struct ElementProgram {
   bool valueModel = false;
   bool dependsOnViewMode = false;  // some `*_copy` view variant was compiled
+  std::size_t replayedNodes = 0;    // nodes copied from the parent's compile (see replay())
   std::size_t arenaSize = 0;
   std::size_t opaqueSlots = 0;
   Pool<Step> steps;                 // every node's steps, in graph order
@@ -1128,6 +1129,7 @@ class ElementCompiler {
       const std::size_t j = replaysParent_ ? parentNodeOf(i) : kNoParentNode;
       if (j != kNoParentNode && replay(i, j)) {
         parentNode_[i] = static_cast<std::uint32_t>(j);
+        ++out_.replayedNodes;
       } else {
         if (j != kNoParentNode) mirrorNode(j);
         switch (n.op) {
@@ -2764,6 +2766,7 @@ class ElementCompiler {
 }  // namespace
 
 bool dependsOnViewMode(const ElementProgram& exe) { return exe.dependsOnViewMode; }
+std::size_t replayedNodes(const ElementProgram& exe) { return exe.replayedNodes; }
 
 Result<std::shared_ptr<const ElementProgram>> compileElement(const Analysis& analysis, const ExecOptions& options) {
   return ElementCompiler(analysis, options).compile();

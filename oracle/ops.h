@@ -270,6 +270,9 @@ struct SharedExecutables {
 SharedExecutables compileAnalysedShared(const Analysis& analysis, const ExecOptions& options, bool value = false,
                                         const Analysis* placed = nullptr);
 bool dependsOnViewMode(const ElementProgram& exe);
+// How many of its nodes a forked compile copied from its parent's instead of compiling them
+// (ElementCompiler::replay; for tests).
+std::size_t replayedNodes(const ElementProgram& exe);
 bool dependsOnViewMode(const StorageProgram& exe);
 std::vector<RunResult> runElement(const std::shared_ptr<const ElementProgram>& exe, std::span<const Semantics> endings,
                                   InputSet inputs, bool recordNodeHashes);

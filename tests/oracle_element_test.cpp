@@ -590,6 +590,7 @@ TEST(OracleElement, SharedCompilesAndRunsMatchSeparateOnes) {
   options.maxNodes = 30;
   gen::Generator generator(options);
   int aliasForks = 0, placedShared = 0;
+  std::size_t replayed[3] = {0, 0, 0};  // F, alias views, placed program (both view modes)
   const Semantics storage[] = {Semantics::Par, Semantics::Seq};
   const Semantics value[] = {Semantics::Value};
   const Semantics placedEnding[] = {Semantics::Placed};
@@ -606,6 +607,12 @@ TEST(OracleElement, SharedCompilesAndRunsMatchSeparateOnes) {
     if (!all.copyViews) continue;
     aliasForks += all.aliasViews.has_value();
     placedShared += detail::sharedPrefix(analysis, placedAnalysis) > 0;
+    auto replayedIn = [](const std::optional<Result<Executable>>& exe) {
+      return exe && *exe && (*exe)->impl->element ? detail::replayedNodes(*(*exe)->impl->element) : std::size_t{0};
+    };
+    replayed[0] += replayedIn(all.value);
+    replayed[1] += replayedIn(all.aliasViews);
+    replayed[2] += replayedIn(all.placed) + replayedIn(all.placedAlias);
     ExecOptions valueOptions;
     valueOptions.valueSemantics = true;
     Result<Executable> separateValue = compile(g.program, schemas, valueOptions);
@@ -633,6 +640,11 @@ TEST(OracleElement, SharedCompilesAndRunsMatchSeparateOnes) {
   }
   EXPECT_GT(aliasForks, 5);
   EXPECT_GT(placedShared, 5);
+  // The forks copy most of the nodes their parents compiled alike (ElementCompiler::replay):
+  // the runs above compare them with separate compiles.
+  EXPECT_GT(replayed[0], 100u);
+  EXPECT_GT(replayed[1], 50u);
+  EXPECT_GT(replayed[2], 50u);
 }
 
 // What a report calls each observation: a placeholder by its name, an output by its position
