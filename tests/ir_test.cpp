@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -57,6 +58,8 @@ TEST(Node, TheListsMostNodesLeaveEmptyCostOnePointerEach) {
   // Passes over 10^6-node programs stream every node: the size is part of the design.
   static_assert(sizeof(Node) <= 128);  // two cache lines
   static_assert(sizeof(Arg) <= 56);
+  // A growing node array moves its nodes only if moving cannot throw; otherwise it copies them.
+  static_assert(std::is_nothrow_move_constructible_v<Node> && std::is_nothrow_move_constructible_v<Arg>);
   Node plain = Node::call("add", "aten::add.Tensor", {Arg::ref("x"), Arg::ref("y")});
   EXPECT_TRUE(plain.kwargs.empty());
   EXPECT_TRUE(plain.meta.empty());
