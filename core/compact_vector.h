@@ -82,7 +82,9 @@ class CompactVector {
   iterator insert(const_iterator at, T value) {
     const std::size_t offset = static_cast<std::size_t>(at - begin());
     std::vector<T>& v = storage();
-    return v.data() + (v.insert(v.begin() + static_cast<std::ptrdiff_t>(offset), std::move(value)) - v.begin());
+    // The insertion first: it may move the elements, and data() is read after it.
+    v.insert(v.begin() + static_cast<std::ptrdiff_t>(offset), std::move(value));
+    return v.data() + offset;
   }
   iterator erase(const_iterator at) {
     const std::size_t offset = static_cast<std::size_t>(at - begin());

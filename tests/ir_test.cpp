@@ -43,10 +43,14 @@ TEST(CompactVector, CopiesAreDeepAndMovesTakeTheElements) {
 
 TEST(CompactVector, InsertEraseAndReverseIterationKeepOrder) {
   CompactVector<int> v;
-  v.insert(v.begin(), 2);  // into an empty one
-  v.insert(v.begin(), 1);
-  v.insert(v.end(), 4);
-  v.insert(v.begin() + 2, 3);
+  // insert() returns where the element now is, also when the insertion moved the elements
+  // (into an empty one, or past the capacity).
+  EXPECT_EQ(*v.insert(v.begin(), 2), 2);
+  EXPECT_EQ(*v.insert(v.begin(), 1), 1);
+  EXPECT_EQ(*v.insert(v.end(), 4), 4);
+  int* third = v.insert(v.begin() + 2, 3);
+  EXPECT_EQ(third, v.data() + 2);
+  EXPECT_EQ(*third, 3);
   EXPECT_EQ(v.toVector(), (std::vector<int>{1, 2, 3, 4}));
   EXPECT_EQ(*v.erase(v.begin() + 1), 3);
   EXPECT_EQ(std::vector<int>(v.rbegin(), v.rend()), (std::vector<int>{4, 3, 1}));
