@@ -343,8 +343,11 @@ class StorageCompiler {
     // The value computed by the op.
     const bool copyLike = info.kind == OpKind::Copy || info.kind == OpKind::Clone;
     if (copyLike) {
+      // Exactly the value read, whatever its kind: a copy of a value that is no storage (a
+      // constant, say the result of an in-place op on a literal) is that constant, as the end
+      // writes of S_par read it (they go through read() too).
       std::size_t from = s.argumentIndex(info.kind == OpKind::Copy ? "src" : "self").value_or(0);
-      views(args[from], inputs);
+      if (from < args.size()) inputs.push_back(args[from]);
     } else {
       for (std::size_t k = 0; k < args.size(); ++k)
         if (s.arguments[k].type.isTensor()) views(args[k], inputs);
