@@ -7,7 +7,7 @@
 //   oracle's check() places once per check.
 // Run in a Release build: cmake -DCMAKE_BUILD_TYPE=Release; ./bench/placement_bench.
 #include <benchmark/benchmark.h>
-#include <malloc.h>
+#include "bench/cold_heap.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -68,7 +68,7 @@ void timePlace(benchmark::State& state, Maker make, Placement placement, bool co
   for (auto _ : state) {
     state.PauseTiming();
     placed = {};
-    malloc_trim(0);
+    wb::bench::releaseFreeMemory();
     if (consume) input = p;
     state.ResumeTiming();
     placed = consume ? place(std::move(input), placement, table) : place(p, placement, table);

@@ -18,7 +18,7 @@
 // Exit code: 0 every target holds in the median, 1 one does not, 2 bad arguments.
 //
 //   build-rel/bench/placement_report [--rounds 5] [--nodes 100000]
-#include <malloc.h>
+#include "bench/cold_heap.h"
 #include <time.h>
 
 #include <CLI/CLI.hpp>
@@ -49,7 +49,7 @@ double timeOnePlace(const Program& program, const SchemaTable& schemas, Placemen
   placed = {};
   Program input;
   if (consume) input = program;
-  malloc_trim(0);
+  wb::bench::releaseFreeMemory();
   const double start = cpuSeconds();
   placed = consume ? place(std::move(input), placement, schemas) : place(program, placement, schemas);
   return cpuSeconds() - start;
