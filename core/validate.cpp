@@ -152,18 +152,42 @@ GraphFacts checkGraph(const Graph& graph, std::string_view scope, const Validate
   }
   FirstDefinition firstIndex(NodeName{&nodes}, nodes.size());
   std::size_t placeholderCount = 0;
+  bool everyNameFirst = true;  // no empty or duplicate names: node i is the definition of its name
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const Node& node = nodes[i];
     placeholderCount += node.isPlaceholder();
     if (node.name.empty()) {
+      everyNameFirst = false;
       report.error(describe(node, i, scope) + " has an empty name");
       continue;
     }
     const std::uint32_t first = firstIndex.insert(static_cast<std::uint32_t>(i));
-    if (first != i)
+    if (first != i) {
+      everyNameFirst = false;
       report.error(prefix + "duplicate node name " + quoted(node.name) + " (nodes #" + std::to_string(first) +
                    " and #" + std::to_string(i) + ")");
+    }
   }
+  // Whether a reference inside node i names a node defined before it. Most name the node just
+  // before (chains of ops): with unique names that one comparison settles it without hashing.
+  auto definedBefore = [&](const std::string& name, std::size_t i) {
+    if (everyNameFirst && i > 0 && sameName(nodes[i - 1].name, name)) return true;
+    const std::uint32_t def = firstIndex.find(name);
+    return def != FirstDefinition::kNone && def < i;
+  };
+  // The arguments a valid program has: a reference to an earlier node, a scalar, or a flat
+  // list of those (`[y, sc]`, `[None, pos]`) within the limits. True means checkArgument would
+  // report nothing; false means it must look (and say what is wrong, if anything).
+  auto plainlyValid = [&](const Arg& arg, std::size_t i) {
+    if (arg.kind == Arg::Kind::Ref) return definedBefore(arg.text, i);
+    if (!arg.isSequence()) return true;
+    if (arg.items.size() > limits.maxListLength || limits.maxNesting < 1) return false;
+    for (const Arg& item : arg.items) {
+      if (item.isSequence()) return false;
+      if (item.kind == Arg::Kind::Ref && !definedBefore(item.text, i)) return false;
+    }
+    return true;
+  };
 
   // Placeholders first; exactly one output node, last. (Output nodes are counted rather than
   // listed: a valid program has one, and validate() runs up to twice per oracle check, so its
@@ -222,16 +246,17 @@ GraphFacts checkGraph(const Graph& graph, std::string_view scope, const Validate
         break;
     }
     for (std::size_t a = 0; a < node.args.size(); ++a) {
-      // Most arguments name a node defined before this one: one lookup settles them here.
-      // checkArgument looks again and says what is wrong with the others (or walks a list).
-      if (node.args[a].kind == Arg::Kind::Ref)
-        if (const std::uint32_t def = firstIndex.find(node.args[a].text); def != FirstDefinition::kNone && def < i)
-          continue;
+      // Most arguments are settled here; checkArgument looks again at the others and says what
+      // is wrong with them (or walks a nested list).
+      if (plainlyValid(node.args[a], i)) continue;
       checkArgument(node.args[a], ArgumentRole{node, i, scope, a, nullptr}, firstIndex, limits, report, stack);
     }
-    for (const auto& [key, value] : node.kwargs)
+    for (const auto& [key, value] : node.kwargs) {
+      if (plainlyValid(value, i)) continue;
       checkArgument(value, ArgumentRole{node, i, scope, 0, &key}, firstIndex, limits, report, stack);
+    }
 
+    if (node.meta.empty()) continue;  // nearly every node: no lookup
     if (auto it = node.meta.find("_share_alloc_with_arg_idx"); it != node.meta.end()) {
       std::optional<int> k = node.shareAllocArgIndex();
       const std::string shown = "_share_alloc_with_arg_idx=" + it->second;
@@ -279,8 +304,13 @@ void checkSignature(const Program& program, const GraphFacts& facts, Reporter& r
   auto keyOf = [&](std::uint32_t i) {
     return std::pair<InputKind, std::string_view>(signature.inputs[i].kind, signature.inputs[i].target);
   };
-  std::stable_sort(byTarget.begin(), byTarget.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return keyOf(a) < keyOf(b); });
+  auto byKey = [&](std::uint32_t a, std::uint32_t b) { return keyOf(a) < keyOf(b); };
+  if (byTarget.size() > 32) {
+    std::stable_sort(byTarget.begin(), byTarget.end(), byKey);
+  } else {  // insertion sort, stable too: a handful of specs, and std::stable_sort allocates
+    for (std::size_t i = 1; i < byTarget.size(); ++i)
+      for (std::size_t j = i; j > 0 && byKey(byTarget[j], byTarget[j - 1]); --j) std::swap(byTarget[j], byTarget[j - 1]);
+  }
   std::vector<std::pair<std::uint32_t, std::uint32_t>> repeats;  // (spec, the first with its key)
   for (std::size_t k = 1, first = 0; k < byTarget.size(); ++k) {
     if (keyOf(byTarget[k]) != keyOf(byTarget[first])) first = k;
