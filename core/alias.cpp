@@ -8,25 +8,6 @@ namespace wb {
 
 namespace {
 
-// "aten::slice_copy.Tensor" -> {"aten", "slice_copy"}; names without "::" have no namespace.
-struct QualifiedName {
-  std::string_view ns;
-  std::string_view name;
-};
-
-QualifiedName splitTarget(std::string_view target) {
-  QualifiedName q;
-  std::size_t colons = target.find("::");
-  if (colons == std::string_view::npos) {
-    q.name = target;
-    return q;
-  }
-  q.ns = target.substr(0, colons);
-  std::string_view rest = target.substr(colons + 2);
-  q.name = rest.substr(0, rest.find('.'));
-  return q;
-}
-
 // Node name -> index over the graph being analysed.
 struct NodeName {
   const Graph* graph;
@@ -40,7 +21,7 @@ using NodeIndex = FlatNameIndex<NodeName>;
 bool isCopyViewVariant(std::string_view target) {
   // Everything ExecuTorch's view passes may turn into a view of the op's self (to_edge turns
   // every view op into its *_copy form; ReplaceViewCopyWithViewPass turns them back).
-  constexpr std::array<std::string_view, 24> kViewCopies = {
+  static constexpr std::array<std::string_view, 24> kViewCopies = {  // static: not rebuilt per call
       "view_copy",      "slice_copy",         "select_copy",     "permute_copy",
       "expand_copy",    "transpose_copy",     "t_copy",          "unsqueeze_copy",
       "squeeze_copy",   "split_copy",         "split_with_sizes_copy", "unbind_copy",
@@ -48,10 +29,13 @@ bool isCopyViewVariant(std::string_view target) {
       "_unsafe_view",   "detach_copy",        "unfold_copy",     "_reshape_alias_copy",
       "view_as_real_copy", "view_as_complex_copy", "values_copy", "indices_copy",
   };
-  QualifiedName q = splitTarget(target);
-  if (q.ns != "aten" && q.ns != "edge") return false;
-  if (!q.name.ends_with("_copy") && q.name != "_unsafe_view") return false;  // most targets: no scan
-  return std::find(kViewCopies.begin(), kViewCopies.end(), q.name) != kViewCopies.end();
+  // Only ops of the "aten" and "edge" namespaces (what precedes the first "::"; neither name
+  // contains a colon, so a prefix test says it). The op's name runs up to its overload.
+  if (!target.starts_with("aten::") && !target.starts_with("edge::")) return false;
+  std::string_view name = target.substr(6);
+  name = name.substr(0, name.find('.'));
+  if (!name.ends_with("_copy") && name != "_unsafe_view") return false;  // most targets: no scan
+  return std::find(kViewCopies.begin(), kViewCopies.end(), name) != kViewCopies.end();
 }
 
 std::span<const RootId> AliasInfo::elementRootsOf(NodeId v, std::int64_t i) const {
@@ -163,20 +147,44 @@ class AliasBuilder {
   // table, derived when the schema entered it.
   struct TargetInfo {
     std::string_view target;
-    std::size_t arity = 0;
     const Schema* schema = nullptr;
     const SchemaAliasFacts* facts = nullptr;  // set with schema
+    std::uint32_t arity = 0;  // 32 bits: 48 bytes an entry, so 16 entries stay a small block
+    std::uint32_t next = kNoNode;  // the entry of the same target with another arity
     bool copyView = false;
     bool getitem = false;  // operator.getitem: a projection, whatever its schema
-    std::uint32_t next = kNoNode;  // the entry of the same target with another arity
   };
   struct TargetName {
     const std::vector<TargetInfo>* targets;
     std::string_view operator()(std::uint32_t id) const { return (*targets)[id].target; }
   };
 
+  // Nodes of one op share their target's block (SharedString), so the block's address, with
+  // the arity, finds the entry without hashing the text: a direct-mapped cache in front of the
+  // index. A miss (another op in the slot, or a target that is not shared) only costs the
+  // index lookup; equal texts in different blocks still meet in the index.
+  struct CachedTarget {
+    const std::string* block = nullptr;
+    std::uint32_t arity = 0;
+    std::uint32_t id = kNoNode;
+  };
+  static constexpr std::size_t kTargetCacheSlots = 32;
+  static std::size_t targetCacheSlot(const std::string* block, std::size_t arity) {
+    const auto p = reinterpret_cast<std::uintptr_t>(block);
+    return ((p >> 4) ^ (p >> 9) ^ (arity * 0x9E37u)) & (kTargetCacheSlots - 1);
+  }
+
   const TargetInfo& targetInfo(const Node& node) {
     const std::size_t arity = node.args.size();
+    const std::string* block = &node.target.str();
+    CachedTarget& cached = targetCache_[targetCacheSlot(block, arity)];
+    if (cached.block == block && cached.arity == arity) return targets_[cached.id];
+    const TargetInfo& info = lookupTarget(node, arity);
+    cached = CachedTarget{block, static_cast<std::uint32_t>(arity), static_cast<std::uint32_t>(&info - targets_.data())};
+    return info;
+  }
+
+  const TargetInfo& lookupTarget(const Node& node, std::size_t arity) {
     std::uint32_t id = targetIndex_.find(node.target);
     std::uint32_t last = kNoNode;
     for (; id != kNoNode; last = id, id = targets_[id].next)
@@ -184,7 +192,7 @@ class AliasBuilder {
     const std::uint32_t fresh = static_cast<std::uint32_t>(targets_.size());
     TargetInfo t;
     t.target = node.target;
-    t.arity = arity;
+    t.arity = static_cast<std::uint32_t>(arity);
     t.getitem = node.target == "operator.getitem";
     const SchemaTable::Found found = schemas_.lookup(node.target, arity);
     t.schema = found.schema;
@@ -461,6 +469,7 @@ class AliasBuilder {
   NodeId lastInserted_ = kNoNode;  // what the last inserted name maps to
   std::vector<TargetInfo> targets_;
   FlatNameIndex<TargetName> targetIndex_;  // target -> first entry in targets_
+  std::array<CachedTarget, kTargetCacheSlots> targetCache_{};  // see targetInfo
   // Scratch buffers, reused across nodes.
   std::vector<RootId> roots_;
   std::vector<RootAccess> reads_, writes_;
