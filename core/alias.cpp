@@ -185,27 +185,30 @@ class AliasBuilder {
   }
 
   const TargetInfo& lookupTarget(const Node& node, std::size_t arity) {
-    std::uint32_t id = targetIndex_.find(node.target);
+    const std::string_view target = node.target;
+    const std::uint64_t hash = hashName(target);  // once, for the lookup and the insertion
+    std::uint32_t id = targetIndex_.findHashed(target, hash);
     std::uint32_t last = kNoNode;
     for (; id != kNoNode; last = id, id = targets_[id].next)
       if (targets_[id].arity == arity) return targets_[id];
     const std::uint32_t fresh = static_cast<std::uint32_t>(targets_.size());
     TargetInfo t;
-    t.target = node.target;
+    t.target = target;
     t.arity = static_cast<std::uint32_t>(arity);
-    t.getitem = node.target == "operator.getitem";
-    const SchemaTable::Found found = schemas_.lookup(node.target, arity);
+    t.getitem = target == std::string_view("operator.getitem");
+    const SchemaTable::Found found = schemas_.lookup(target, arity);
     t.schema = found.schema;
     t.facts = found.aliasFacts;
     if (t.schema)
-      t.copyView = options_.copyViewsAlias && isCopyViewVariant(node.target) && t.facts->writtenArguments.empty();
+      t.copyView = options_.copyViewsAlias && t.facts->writtenArguments.empty() && isCopyViewVariant(target);
     targets_.push_back(t);
     if (last == kNoNode)
-      targetIndex_.insert(fresh);
+      targetIndex_.insertHashed(fresh, hash);
     else
       targets_[last].next = fresh;
     return targets_[fresh];
   }
+
 
   // Every node referenced inside `arg`, in order (list and tuple arguments flattened).
   void collectRefs(const Arg& arg, std::vector<NodeId>& out) const {
