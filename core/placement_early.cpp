@@ -384,6 +384,11 @@ std::string explain(const PlanNames& names, const EarlyPlan::Copy& c, const std:
 // copy's name does not depend on where it was placed.
 void nameCopiesInOutputOrder(RewriteResult& rewritten, const std::vector<CopyInsertion>& requests) {
   const std::size_t k = requests.size();
+  // Requests already in output-spec order (graph order agrees with it, as in most programs):
+  // the names are those, and nothing is built.
+  if (std::is_sorted(requests.begin(), requests.end(),
+                     [](const CopyInsertion& a, const CopyInsertion& b) { return a.outputIndex < b.outputIndex; }))
+    return;
   std::vector<std::size_t> bySpec(k);
   for (std::size_t r = 0; r < k; ++r) bySpec[r] = r;
   std::sort(bySpec.begin(), bySpec.end(),
