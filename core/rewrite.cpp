@@ -44,7 +44,7 @@ template <bool kConsume>
 RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> program,
                       const std::vector<CopyInsertion>& requests, OutputOrder order) {
   auto& in = program.graph;
-  const std::vector<Arg> returned = in.returnedValues();
+  std::vector<Arg> returned = in.returnedValues();  // becomes the new output tuple
   const std::vector<OutputSpec>& outputs = program.signature.outputs;
   const std::size_t k = requests.size();
 
@@ -96,7 +96,14 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
   for (std::size_t r = 0; r < k; ++r) byAnchor[r] = r;
   std::stable_sort(byAnchor.begin(), byAnchor.end(),
                    [&](std::size_t a, std::size_t b) { return requests[a].afterNode < requests[b].afterNode; });
-  std::vector<OutputSpec> specs = outputs;  // still the input's: `outputs` may be moved below
+  Program& out = result.program;
+  // Everything but the nodes is moved or copied as is. The output specs are then renamed in
+  // place (`outputs`, the input's, is not read again: it may have been moved).
+  auto take = [&](auto& field) -> decltype(auto) {
+    if constexpr (kConsume) return std::move(field); else return field;
+  };
+  out.signature = take(program.signature);
+  std::vector<OutputSpec>& specs = out.signature.outputs;
   auto valueNameOf = [&](std::uint32_t r) { return std::string_view(specs.at(requests[r].outputIndex).name); };
   FlatNameIndex<decltype(valueNameOf)> valueIndex(valueNameOf, k);  // value name -> first request
   for (std::size_t r = 0; r < k; ++r) valueIndex.insert(static_cast<std::uint32_t>(r));
@@ -104,12 +111,6 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
   std::vector<std::size_t> valueNode(k, kNotFound);  // by first request: first node with the name
   std::vector<std::size_t> usedSuffixes;
 
-  Program& out = result.program;
-  // Everything but the nodes is moved or copied as is.
-  auto take = [&](auto& field) -> decltype(auto) {
-    if constexpr (kConsume) return std::move(field); else return field;
-  };
-  out.signature = take(program.signature);
   out.schemas = take(program.schemas);
   out.submodules = take(program.submodules);
   out.rangeConstraints = take(program.rangeConstraints);
@@ -162,7 +163,7 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
   }
 
   // Rewrite the returned tuple and the specs.
-  std::vector<Arg> values = returned;
+  std::vector<Arg> values = std::move(returned);
   if (order == OutputOrder::KeepPositions) {
     for (std::size_t r = 0; r < k; ++r) {
       values[requests[r].outputIndex] = Arg::ref(result.copyNames[r]);
@@ -188,7 +189,6 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
   }
   Node& output = out.graph.nodes.back();
   output.args = {Arg::tuple(std::move(values))};
-  out.signature.outputs = std::move(specs);
   return result;
 }
 
