@@ -126,14 +126,14 @@ EarlyPlan planEarly(const Program& program, const AliasInfo& aliases) {
   // Copy-to-copy edges: j -> i when copy j reads a root copy i writes (j must go first), and
   // copies of one target in output order.
   std::vector<std::vector<Edge>> edges(k);
-  std::vector<bool> readsOther(k, false);
+  bool anyReads = false;  // some copy reads another's target
   for (std::uint32_t j = 0; j < k; ++j) {
     for (RootId r : aliases.rootsOf(wbs[j].value)) {
       if (r >= placeholders) break;  // sorted: no later root is a target
       for (std::uint32_t i : writersOf[r])
         if (i != j) {
           edges[j].push_back({i, EdgeKind::Reads, r});
-          readsOther[j] = true;
+          anyReads = true;
         }
     }
   }
@@ -144,7 +144,6 @@ EarlyPlan planEarly(const Program& program, const AliasInfo& aliases) {
   // Break cycles: clone the value of one copy per cyclic component (the first in output order
   // that reads another copy's target inside it), then look again, until none is left.
   std::vector<bool> cloned(k, false);
-  bool anyReads = std::find(readsOther.begin(), readsOther.end(), true) != readsOther.end();
   while (anyReads) {
     std::uint32_t count = 0;
     std::vector<std::uint32_t> comp = components(edges, cloned, count);
@@ -166,7 +165,6 @@ EarlyPlan planEarly(const Program& program, const AliasInfo& aliases) {
 
   // Items: copies 0..k-1, then one clone per cloned copy.
   std::vector<std::uint32_t> cloneOf;  // clone item - k -> copy
-  std::vector<GraphBound> bound(k);
   for (std::uint32_t j = 0; j < k; ++j) {
     if (!cloned[j]) continue;
     const std::uint32_t t = k + static_cast<std::uint32_t>(cloneOf.size());
@@ -181,14 +179,32 @@ EarlyPlan planEarly(const Program& program, const AliasInfo& aliases) {
     edges[t].push_back({j, EdgeKind::CloneValue, kNoNode});
   }
   const std::uint32_t items = static_cast<std::uint32_t>(edges.size());
-  bound.resize(items);
+
+  // Everything the placement computes per item, in one record (one allocation: most programs
+  // have a copy or two, and a vector per field cost more than the work).
+  struct Pred {
+    bool exists = false;
+    std::size_t anchor = 0;
+    std::uint32_t rank = 0;
+    std::uint32_t from = 0;
+    Edge edge;
+  };
+  struct Item {
+    GraphBound bound;        // from the graph rules
+    Pred pred;               // the latest predecessor among the items
+    std::size_t anchor = 0;  // the node the item goes right after
+    std::uint32_t rank = 0;  // orders the items at one anchor
+    std::uint32_t indegree = 0;
+    std::size_t finalIndex = 0;  // in plan.copies or plan.clones
+  };
+  std::vector<Item> item(items);
 
   // Graph lower bounds. A clone of V goes where V is final (R0, R1, R3 of V); a cloned copy
   // keeps R0 and R2 (its value is the clone).
   for (std::uint32_t u = 0; u < items; ++u) {
     const bool isClone = u >= k;
     const WriteBack& w = wbs[isClone ? cloneOf[u - k] : u];
-    GraphBound& b = bound[u];
+    GraphBound& b = item[u].bound;
     if (lastPlaceholder) b.offer(*lastPlaceholder, kR0);
     if (isClone || !cloned[u]) {
       b.offer(w.value, kR1);
@@ -215,65 +231,59 @@ EarlyPlan planEarly(const Program& program, const AliasInfo& aliases) {
   // Kahn's algorithm, clones first, then copies in output order: each item's anchor is the
   // latest of its graph bound and its predecessors' anchors; the rank orders items at one
   // anchor consistently with every edge.
-  std::vector<std::uint32_t> indegree(items, 0);
   for (const auto& out : edges)
-    for (const Edge& e : out) ++indegree[e.to];
-  struct Pred {
-    bool exists = false;
-    std::size_t anchor = 0;
-    std::uint32_t rank = 0;
-    std::uint32_t from = 0;
-    Edge edge;
-  };
-  std::vector<Pred> pred(items);
-  std::vector<std::size_t> anchor(items, 0);
-  std::vector<std::uint32_t> rank(items, 0);
+    for (const Edge& e : out) ++item[e.to].indegree;
   auto priority = [&](std::uint32_t u) { return u >= k ? u - k : u + items; };  // clones first
-  std::priority_queue<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::pair<std::uint32_t, std::uint32_t>>,
-                      std::greater<>>
-      ready;
+  using Ready = std::pair<std::uint32_t, std::uint32_t>;  // (priority, item)
+  std::vector<Ready> readyStorage;
+  readyStorage.reserve(items);  // every item is queued once: no regrowth
+  std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready(std::greater<>{}, std::move(readyStorage));
   for (std::uint32_t u = 0; u < items; ++u)
-    if (indegree[u] == 0) ready.push({priority(u), u});
+    if (item[u].indegree == 0) ready.push({priority(u), u});
   std::uint32_t nextRank = 0;
   while (!ready.empty()) {
     const std::uint32_t u = ready.top().second;
     ready.pop();
-    rank[u] = nextRank++;
-    anchor[u] = bound[u].anchor;
-    if (pred[u].exists && pred[u].anchor >= anchor[u]) anchor[u] = pred[u].anchor;
+    Item& at = item[u];
+    at.rank = nextRank++;
+    at.anchor = at.bound.anchor;
+    if (at.pred.exists && at.pred.anchor >= at.anchor) at.anchor = at.pred.anchor;
     for (const Edge& e : edges[u]) {
-      Pred& p = pred[e.to];
-      if (!p.exists || std::tie(anchor[u], rank[u]) > std::tie(p.anchor, p.rank)) p = Pred{true, anchor[u], rank[u], u, e};
-      if (--indegree[e.to] == 0) ready.push({priority(e.to), e.to});
+      Pred& p = item[e.to].pred;
+      if (!p.exists || std::tie(at.anchor, at.rank) > std::tie(p.anchor, p.rank)) p = Pred{true, at.anchor, at.rank, u, e};
+      if (--item[e.to].indegree == 0) ready.push({priority(e.to), e.to});
     }
   }
   // Every cycle has a read edge and every cyclic component lost one, so all items are ranked.
 
+  plan.copies.reserve(k);
+  plan.clones.reserve(items - k);
   std::vector<std::uint32_t> order(items);
   for (std::uint32_t u = 0; u < items; ++u) order[u] = u;
   std::sort(order.begin(), order.end(),
-            [&](std::uint32_t a, std::uint32_t b) { return std::tie(anchor[a], rank[a]) < std::tie(anchor[b], rank[b]); });
-  std::vector<std::size_t> finalIndex(items, 0);
+            [&](std::uint32_t a, std::uint32_t b) {
+              return std::tie(item[a].anchor, item[a].rank) < std::tie(item[b].anchor, item[b].rank);
+            });
   for (std::uint32_t u : order) {
     if (u >= k) {
-      finalIndex[u] = plan.clones.size();
-      plan.clones.push_back({wbs[cloneOf[u - k]].outputIndex, wbs[cloneOf[u - k]].value, anchor[u]});
+      item[u].finalIndex = plan.clones.size();
+      plan.clones.push_back({wbs[cloneOf[u - k]].outputIndex, wbs[cloneOf[u - k]].value, item[u].anchor});
     } else {
-      finalIndex[u] = plan.copies.size();
+      item[u].finalIndex = plan.copies.size();
       plan.copies.emplace_back();
     }
   }
-  for (std::uint32_t t = k; t < items; ++t) plan.copies[finalIndex[cloneOf[t - k]]].clone = finalIndex[t];
+  for (std::uint32_t t = k; t < items; ++t) plan.copies[item[cloneOf[t - k]].finalIndex].clone = item[t].finalIndex;
   for (std::uint32_t u = 0; u < k; ++u) {
-    Copy& c = plan.copies[finalIndex[u]];
+    Copy& c = plan.copies[item[u].finalIndex];
     c.writeBack = wbs[u];
-    c.afterNode = anchor[u];
-    const GraphBound& g = bound[u];
-    if (pred[u].exists && pred[u].anchor >= g.anchor) {
-      const Pred& p = pred[u];
+    c.afterNode = item[u].anchor;
+    const GraphBound& g = item[u].bound;
+    if (item[u].pred.exists && item[u].pred.anchor >= g.anchor) {
+      const Pred& p = item[u].pred;
       const bool fromClone = p.from >= k;
       c.bindingKind = fromClone ? Copy::Binding::Clone : Copy::Binding::Copy;
-      c.binding = finalIndex[p.from];
+      c.binding = item[p.from].finalIndex;
       c.root = p.edge.root;
       switch (p.edge.kind) {
         case EdgeKind::Reads:
