@@ -137,6 +137,35 @@ TEST(Validate, UseBeforeDefinition) {
                                     "node 'add' uses itself in argument 1"));
 }
 
+// The references validate settles without checkArgument (the node just before, flat lists)
+// still report what is wrong with them: a use of the previous node's name when that name is a
+// duplicate resolves to its first definition, a flat list with a later or undefined item is
+// reported, and a flat list under maxNesting = 0 is too deep.
+TEST(Validate, PlainArgumentsStillReported) {
+  Program p = validProgram();
+  // "split" renamed "add": "getitem" (just after it) uses "add", whose first definition is #3.
+  p.graph.nodes[indexOf(p, "split")].name = "add";
+  p.graph.nodes[indexOf(p, "getitem")].args[0] = ref("add");
+  std::vector<std::string> errors = check(p);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors[0], "duplicate node name 'add' (nodes #3 and #4)");
+  for (const std::string& e : errors) EXPECT_EQ(e.find("getitem"), std::string::npos) << e;
+
+  Program q = validProgram();
+  q.graph.nodes[indexOf(q, "cat")].args[0].items[0] = ref("cat");
+  q.graph.nodes[indexOf(q, "mul")].args[1] = Arg::list({ref("x"), ref("getitem"), Arg::ofInt(1)});
+  EXPECT_THAT(check(q), ElementsAre("node 'mul' uses 'getitem' before its definition (node #5) in argument 1",
+                                    "node 'cat' uses itself in argument 0"));
+
+  Program flat = validProgram();
+  flat.submodules.clear();
+  ValidateLimits limits;
+  limits.maxNesting = 0;
+  EXPECT_THAT(messages(validate(flat, limits)),
+              ElementsAre("node 'cat' nests lists more than 0 deep in argument 0",
+                          "output node 'output' nests lists more than 0 deep in argument 0"));
+}
+
 TEST(Validate, PlaceholdersNotFirst) {
   Program p = validProgram();
   p.graph.nodes.insert(p.graph.nodes.begin() + 3, Node::placeholder("late"));
