@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -250,10 +251,17 @@ std::uint64_t quickKey(std::string_view s) {
   if (s.size() >= 8) {
     std::memcpy(&head, s.data(), 8);
     std::memcpy(&tail, s.data() + s.size() - 8, 8);
-  } else {
-    // Packed byte by byte rather than by a memcpy call (most node names are this short; the
-    // key only has to be the same for the same text).
-    for (std::size_t i = 0; i < s.size(); ++i) head |= std::uint64_t{static_cast<unsigned char>(s[i])} << (8 * i);
+  } else if (s.size() >= 4) {
+    // Two fixed-size loads (overlapping when shorter than eight) rather than a loop over the
+    // bytes: most node names are this short, and the key only has to be the same for the
+    // same text (the length is mixed in below).
+    std::uint32_t lo = 0, hi = 0;
+    std::memcpy(&lo, s.data(), 4);
+    std::memcpy(&hi, s.data() + s.size() - 4, 4);
+    head = (std::uint64_t{hi} << 32) | lo;
+  } else if (!s.empty()) {
+    head = std::uint64_t{static_cast<unsigned char>(s[0])} | std::uint64_t{static_cast<unsigned char>(s[s.size() / 2])} << 8 |
+           std::uint64_t{static_cast<unsigned char>(s.back())} << 16;
   }
   return mix64(head ^ mix64(tail + s.size()));
 }
@@ -267,9 +275,15 @@ OpCache::Entry OpCache::classified(const Node& node, const SchemaTable& schemas)
   e.op = node.op;
   e.info = classify(node, schemas);
   if (e.info.schema) {
-    e.defaults.reserve(e.info.schema->arguments.size());
-    for (const SchemaArgument& param : e.info.schema->arguments)
+    const std::vector<SchemaArgument>& params = e.info.schema->arguments;
+    e.defaults.reserve(params.size());
+    e.omittable.reserve(params.size());
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      const SchemaArgument& param = params[i];
       e.defaults.push_back(param.defaultValue ? parseDefault(*param.defaultValue) : Arg::none());
+      e.omittable.push_back(param.defaultValue || param.type.optional || param.type.listOptional);
+      if (!param.kwargOnly) e.positionalParams.push_back(static_cast<std::uint32_t>(i));
+    }
   }
   e.table = schemas;
   e.validIn = use_;
@@ -277,52 +291,67 @@ OpCache::Entry OpCache::classified(const Node& node, const SchemaTable& schemas)
 }
 
 const OpCache::Entry& OpCache::get(const Node& node, const SchemaTable& schemas) {
+  // quickKey's low bits are mixed already: the arity and op only need to move the key.
   const std::uint64_t key =
-      combine(combine(quickKey(node.target), node.args.size()), static_cast<std::uint64_t>(node.op));
+      quickKey(node.target) + 0x9e3779b97f4a7c15ULL * (node.args.size() * 8 + static_cast<std::uint64_t>(node.op));
   std::size_t mask = slots_.size() - 1;
   std::size_t h = key & mask;
-  for (; !slots_.empty() && slots_[h] != 0; h = (h + 1) & mask) {
-    const std::size_t i = slots_[h] - 1;
-    Entry& e = entries_[i];
-    if (keys_[i] != key || e.op != node.op || e.positional != node.args.size() || e.target != node.target) continue;
-    if (e.validIn != use_) {
-      // Another use, perhaps another table: the classification holds if the target still
-      // finds the same schema (classify() looks schemas up for calls other than getitem).
-      const bool looksUp = node.op == NodeOp::CallFunction && !e.info.getitem;
-      if (const Schema* found = looksUp ? schemas.find(node.target, node.args.size()) : e.info.schema;
-          found != e.info.schema) {
-        // Each check's table is its own copy; an equal schema classifies alike (classify()
-        // reads only the schema and the node's target), so only the pointer and the table
-        // that keeps it alive change.
-        if (found && e.info.schema && *found == *e.info.schema) {
-          e.info.schema = found;
-          e.table = schemas;
-        } else {
-          e = classified(node, schemas);
-        }
-      }
-      e.validIn = use_;
-    }
+  for (; !slots_.empty() && slots_[h].entry != 0; h = (h + 1) & mask) {
+    if (slots_[h].key != key) continue;
+    Entry& e = *entries_[slots_[h].entry - 1];
+    if (e.op != node.op || e.positional != node.args.size() || e.target != node.target) continue;
+    if (e.validIn != use_) revalidate(e, node, schemas);
     return e;
   }
   // Classified before anything changes, so an exception leaves the cache as it was.
-  Entry fresh = classified(node, schemas);
-  keys_.reserve(entries_.size() + 1);
+  auto fresh = std::make_unique<Entry>(classified(node, schemas));
+  std::vector<Slot> grown;
+  if (2 * (entries_.size() + 1) > slots_.size()) grown.resize(std::max<std::size_t>(64, 2 * slots_.size()));
   entries_.push_back(std::move(fresh));
-  keys_.push_back(key);
-  if (2 * entries_.size() > slots_.size()) {  // grow (and rehash every entry, this one included)
-    std::vector<std::uint32_t> grown(std::max<std::size_t>(64, 2 * slots_.size()), 0);
+  if (!grown.empty()) {  // rehash every entry, this one included
     mask = grown.size() - 1;
-    for (std::size_t i = 0; i < entries_.size(); ++i) {
-      std::size_t at = keys_[i] & mask;
-      while (grown[at] != 0) at = (at + 1) & mask;
-      grown[at] = static_cast<std::uint32_t>(i + 1);
-    }
+    for (const Slot& s : slots_)
+      if (s.entry != 0) {
+        std::size_t at = s.key & mask;
+        while (grown[at].entry != 0) at = (at + 1) & mask;
+        grown[at] = s;
+      }
+    h = key & mask;
+    while (grown[h].entry != 0) h = (h + 1) & mask;
     slots_.swap(grown);
-  } else {
-    slots_[h] = static_cast<std::uint32_t>(entries_.size());
   }
-  return entries_.back();
+  slots_[h] = Slot{key, static_cast<std::uint32_t>(entries_.size())};
+  return *entries_.back();
+}
+
+void OpCache::revalidate(Entry& e, const Node& node, const SchemaTable& schemas) {
+  // The entry's target from now on shares this node's text block: the other nodes of this
+  // use (this program and its placed version share their targets' blocks) then compare
+  // equal to it without reading characters.
+  if (!e.target.sharesTextWith(node.target)) e.target = node.target;
+  // Another use, perhaps another table: the classification holds if the target still finds
+  // the same schema (classify() looks schemas up for calls other than getitem).
+  const bool looksUp = node.op == NodeOp::CallFunction && !e.info.getitem;
+  const Schema* found = looksUp ? schemas.find(node.target, node.args.size()) : e.info.schema;
+  if (found != e.info.schema) {
+    // Each check's table is its own copy; an equal schema classifies alike (classify() reads
+    // only the schema and the node's target), so only the pointer and the table that keeps it
+    // alive change. The schemas it replaces stay known as equal ones.
+    auto known = std::find_if(e.equalSchemas.begin(), e.equalSchemas.end(),
+                              [&](const auto& other) { return other.first == found; });
+    if (found && known != e.equalSchemas.end()) {
+      std::swap(e.info.schema, known->first);
+      std::swap(e.table, known->second);
+    } else if (found && e.info.schema && *found == *e.info.schema) {
+      if (e.equalSchemas.size() == kMaxEqualSchemas) e.equalSchemas.erase(e.equalSchemas.begin());  // the oldest
+      e.equalSchemas.emplace_back(e.info.schema, std::move(e.table));
+      e.info.schema = found;
+      e.table = schemas;
+    } else {
+      e = classified(node, schemas);
+    }
+  }
+  e.validIn = use_;
 }
 
 std::optional<std::size_t> Analysis::find(std::string_view name) const {
@@ -366,18 +395,14 @@ void fillRef(Analysis& a, std::size_t at, const Arg& arg, std::uint32_t previous
 bool bindArguments(Analysis& a, NodeFacts& f, const Node& node, const OpCache::Entry& op, std::string& why) {
   const Schema& schema = *op.info.schema;
   const std::vector<SchemaArgument>& params = schema.arguments;
+  if (node.args.size() > op.positionalParams.size()) {
+    why = "too many positional arguments for " + schema.qualifiedName();
+    return false;
+  }
   const std::size_t at = a.boundArgs.size();
   a.boundArgs.resize(at + params.size());  // arg == nullptr: not set yet
-  std::size_t positional = 0;
-  for (std::size_t k = 0; k < node.args.size(); ++k) {
-    while (positional < params.size() && params[positional].kwargOnly) ++positional;
-    if (positional >= params.size()) {
-      why = "too many positional arguments for " + schema.qualifiedName();
-      return false;
-    }
-    a.boundArgs[at + positional] = a.argRefs[f.rawAt + k];
-    ++positional;
-  }
+  ArgRef* const bound = a.boundArgs.data() + at;
+  for (std::size_t k = 0; k < node.args.size(); ++k) bound[op.positionalParams[k]] = a.argRefs[f.rawAt + k];
   std::size_t j = 0;
   for (const auto& [name, value] : node.kwargs) {
     std::optional<std::size_t> i = schema.argumentIndex(name);
@@ -385,18 +410,16 @@ bool bindArguments(Analysis& a, NodeFacts& f, const Node& node, const OpCache::E
       why = "unknown keyword argument '" + name + "' for " + schema.qualifiedName();
       return false;
     }
-    a.boundArgs[at + *i] = a.argRefs[f.kwAt + j++];
+    bound[*i] = a.argRefs[f.kwAt + j++];
   }
   for (std::size_t i = 0; i < params.size(); ++i) {
-    ArgRef& bound = a.boundArgs[at + i];
-    if (bound.arg) continue;
-    if (params[i].defaultValue || params[i].type.optional || params[i].type.listOptional) {
-      bound = ArgRef{};
-      bound.arg = &op.defaults[i];  // the parsed default, or None
-    } else {
+    if (bound[i].arg) continue;
+    if (!op.omittable[i]) {
       why = "missing argument '" + params[i].name + "' of " + schema.qualifiedName();
       return false;
     }
+    bound[i] = ArgRef{};
+    bound[i].arg = &op.defaults[i];  // the parsed default, or None
   }
   f.argsAt = static_cast<std::uint32_t>(at);
   f.argsCount = static_cast<std::uint32_t>(params.size());
@@ -417,21 +440,32 @@ bool parseSimpleShape(std::string_view text, std::vector<std::int64_t>& out, std
   const std::size_t start = out.size();
   rank = 0;
   if (body.empty()) return true;
+  // One pass over the comma-separated sizes: each, between optional spaces, a decimal number
+  // that fits an int64 (no sign), as std::from_chars would accept it whole; without the
+  // find/from_chars calls per size (every node of every analysed program has an annotation).
+  constexpr std::uint64_t kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  const char* p = body.data();
+  const char* const end = p + body.size();
   while (true) {
-    std::size_t comma = body.find(',');
-    std::string_view part = body.substr(0, comma);
-    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
-    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
-    std::int64_t value = 0;
-    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
-    if (part.empty() || part.front() == '-' || ec != std::errc() || ptr != part.data() + part.size() || rank >= 64) {
+    while (p != end && *p == ' ') ++p;
+    const char* const digits = p;
+    std::uint64_t value = 0;
+    bool fits = true;
+    for (; p != end && *p >= '0' && *p <= '9'; ++p) {
+      const std::uint64_t d = static_cast<std::uint64_t>(*p - '0');
+      if (value > kMax / 10 || value * 10 > kMax - d) fits = false;
+      else value = value * 10 + d;
+    }
+    const bool parsed = p != digits && fits;
+    while (p != end && *p == ' ') ++p;
+    if (!parsed || (p != end && *p != ',') || rank >= 64) {
       out.resize(start);
       return false;
     }
-    out.push_back(value);
+    out.push_back(static_cast<std::int64_t>(value));
     ++rank;
-    if (comma == std::string_view::npos) return true;
-    body.remove_prefix(comma + 1);
+    if (p == end) return true;
+    ++p;  // the comma
   }
 }
 
@@ -497,7 +531,7 @@ void takeLeadingFacts(Analysis& a, const Analysis& like, std::size_t count) {
 // False (nothing taken) if an argument names a node that has no match here, or whose name
 // does not denote it here (a repeated name).
 bool takeFactsOf(Analysis& a, const Analysis& like, std::size_t j, std::size_t i, const std::vector<std::uint32_t>& fromLike,
-                 const std::vector<bool>& denotes) {
+                 const std::vector<std::uint8_t>& denotes) {
   const NodeFacts& from = like.nodes[j];
   // A node's arguments (raw, keyword, and the items of lists among them) are one range.
   const std::uint32_t begin = from.rawAt;
@@ -556,7 +590,8 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
   std::size_t capacity = 8;
   while (capacity < 2 * g.nodes.size()) capacity *= 2;
   a.index.assign(capacity, 0);
-  std::vector<bool> denotes(g.nodes.size(), false);  // per node: its name denotes it (see fillRef)
+  // Per node: its name denotes it (see fillRef). Bytes, not std::vector<bool>: read per node.
+  std::vector<std::uint8_t> denotes(g.nodes.size(), 0);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     std::size_t h = quickKey(g.nodes[i].name) & (capacity - 1);
     bool seen = false;  // a repeated name keeps its first node

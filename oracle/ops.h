@@ -122,15 +122,27 @@ struct ArgRef {
 class OpCache {
  public:
   struct Entry {
-    std::string target;
+    // Shares the node's text block: producers intern targets, so a later node's target is
+    // usually the same block and compares equal without reading characters.
+    SharedString target;
     std::size_t positional = 0;
     NodeOp op = NodeOp::CallFunction;
     OpInfo info;
     std::vector<Arg> defaults;  // per schema argument: the parsed default (None if it has none)
+    // For argument binding, derived from the schema once: the schema positions that take
+    // positional arguments (those not keyword-only), in order; and per schema argument
+    // whether a call may leave it out (it has a default or is optional).
+    std::vector<std::uint32_t> positionalParams;
+    std::vector<std::uint8_t> omittable;
     // The table info.schema was found in, held so that the schema outlives the entry: while it
     // lives no other schema can take its address, so a later lookup that finds the same
     // pointer has found the same schema, and the classification still holds.
     SchemaTable table;
+    // Other schemas found equal to info.schema before (in the tables of earlier uses), each
+    // with the table that keeps it alive (so, as above, its address is its identity): when a
+    // use's table gives the target one of them, it is known equal without comparing them.
+    // A few only (kMaxEqualSchemas): a Checker's checks cycle through a few tables.
+    std::vector<std::pair<const Schema*, SchemaTable>> equalSchemas;
     std::uint64_t validIn = 0;  // the use (see newUse) in which it was last found to hold
   };
   // Every get() between two newUse() calls must pass the same schema table.
@@ -141,13 +153,17 @@ class OpCache {
   void newUse() { ++use_; }
 
  private:
-  std::deque<Entry> entries_;  // stable addresses: NodeFacts point into `defaults`
-  // Open addressing on the lookup key: entry index + 1 (0: empty); capacity a power of two,
-  // at least twice the entries.
-  std::vector<std::uint32_t> slots_;
-  std::vector<std::uint64_t> keys_;  // per entry: its lookup key
+  static constexpr std::size_t kMaxEqualSchemas = 8;
+  // Open addressing on the lookup key; capacity a power of two, at least twice the entries.
+  struct Slot {
+    std::uint64_t key = 0;
+    std::uint32_t entry = 0;  // entry index + 1 (0: empty)
+  };
+  std::vector<std::unique_ptr<Entry>> entries_;  // stable addresses: NodeFacts point into `defaults`
+  std::vector<Slot> slots_;
   std::uint64_t use_ = 1;
   Entry classified(const Node& node, const SchemaTable& schemas) const;
+  void revalidate(Entry& e, const Node& node, const SchemaTable& schemas);
 };
 
 struct NodeFacts {
