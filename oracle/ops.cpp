@@ -619,6 +619,7 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
     for (std::size_t k = 0; k < taken; ++k) fromLike[k] = static_cast<std::uint32_t>(k);
     likeNext = taken;
   }
+  std::optional<std::size_t> lastShaped;  // the last node here whose static shape was read
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     NodeFacts& f = a.nodes[i];
@@ -650,7 +651,13 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
       if (f.info.getitem && !n.args.empty() && n.args[0].isRef())
         if (std::uint32_t c = a.argRefs[f.rawAt].node; c != ArgRef::kNoNode) a.nodes[c].getitemUsers.push_back(i);
     }
-    if (!n.typeText.empty()) {
+    if (!n.typeText.empty() && lastShaped && n.typeText == g.nodes[*lastShaped].typeText) {
+      // Chains of ops keep their shape: the same annotation as the last static one read, whose
+      // sizes this node shares (the pool is read only).
+      f.hasShape = true;
+      f.shapeAt = a.nodes[*lastShaped].shapeAt;
+      f.rank = a.nodes[*lastShaped].rank;
+    } else if (!n.typeText.empty()) {
       f.shapeAt = static_cast<std::uint32_t>(a.shapes.size());
       if (parseSimpleShape(n.typeText, a.shapes, f.rank)) {
         f.hasShape = true;
@@ -659,6 +666,7 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
         f.rank = static_cast<std::uint32_t>(type->shape.size());
         for (const Dim& d : type->shape) a.shapes.push_back(d.size);
       }
+      if (f.hasShape) lastShaped = i;
     }
     if (!n.meta.empty()) f.shareAllocArgIndex = n.shareAllocArgIndex();
   }

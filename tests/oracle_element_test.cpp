@@ -953,5 +953,38 @@ TEST(OracleElement, SharedPrefixStopsWhereLaterNodesDecide) {
   for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(output(own, 0)[i], x[i] + 1);
 }
 
+// A Checker's op cache outlives the schema tables of its checks: each use (OpCache::newUse)
+// may pass another table, in which a target may find an equal schema (another table's copy,
+// remembered as equal), another schema (classified again) or none. Whatever the order, get()
+// must give the schema the use's table gives, and classify() of it.
+TEST(OracleElement, OpCacheFollowsTheTableOfEachUse) {
+  auto tableWith = [](const std::string& line) {
+    SchemaTable t = builtinSchemas();
+    t.addAll(line, "test");
+    return t;
+  };
+  const SchemaTable plainA = tableWith("my_ops::scale(Tensor self, int k=2) -> Tensor");
+  const SchemaTable plainB = tableWith("my_ops::scale(Tensor self, int k=2) -> Tensor");  // equal, not the same
+  const SchemaTable writes = tableWith("my_ops::scale(Tensor(a!) self, int k=3) -> Tensor(a!)");
+  const SchemaTable none = builtinSchemas();
+  const Node node = Node::call("s", "my_ops::scale", {Arg::ref("x")});
+  detail::OpCache cache;
+  const SchemaTable* order[] = {&plainA, &plainB, &plainA, &writes, &plainB, &none, &plainA, &plainA, &writes, &plainB};
+  for (const SchemaTable* table : order) {
+    cache.newUse();
+    const detail::OpCache::Entry& e = cache.get(node, *table);
+    const detail::OpInfo fresh = detail::classify(node, *table);
+    EXPECT_EQ(e.info.schema, table->find("my_ops::scale", 1));
+    EXPECT_EQ(e.info.schema, fresh.schema);
+    EXPECT_EQ(e.info.annotated, fresh.annotated);
+    EXPECT_EQ(e.info.resultWrites, fresh.resultWrites);
+    EXPECT_EQ(&cache.get(node, *table), &e);  // the same entry within a use
+    if (e.info.schema) {
+      ASSERT_EQ(e.defaults.size(), 2u);
+      EXPECT_EQ(e.defaults[1], Arg::ofInt(table == &writes ? 3 : 2));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace wb::oracle
