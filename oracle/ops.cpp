@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/name_index.h"
+
 namespace wb::oracle::detail {
 
 namespace {
@@ -246,7 +248,7 @@ namespace {
 
 // A cheap hash for lookups (never for results): the length and the first and last eight bytes.
 // Targets and node names differ there; a collision costs one string comparison.
-std::uint64_t quickKey(std::string_view s) {
+[[gnu::always_inline]] inline std::uint64_t quickKey(std::string_view s) {
   std::uint64_t head = 0, tail = 0;
   if (s.size() >= 8) {
     std::memcpy(&head, s.data(), 8);
@@ -361,7 +363,8 @@ std::optional<std::size_t> Analysis::find(std::string_view name) const {
   for (std::size_t h = quickKey(name) & mask;; h = (h + 1) & mask) {
     const std::uint32_t slot = index[h];
     if (slot == 0) return std::nullopt;
-    if (nodes[slot - 1].name == name) return slot - 1;
+    // sameName, inline: names are short, and std::string's == calls memcmp for them.
+    if (sameName(nodes[slot - 1].name, name)) return slot - 1;
   }
 }
 
@@ -380,7 +383,7 @@ void fillRef(Analysis& a, std::size_t at, const Arg& arg, std::uint32_t previous
   ArgRef ref;
   ref.arg = &arg;
   if (arg.isRef()) {
-    if (previous != ArgRef::kNoNode && a.program->graph.nodes[previous].name == arg.text) ref.node = previous;
+    if (previous != ArgRef::kNoNode && sameName(a.program->graph.nodes[previous].name, arg.text)) ref.node = previous;
     else if (std::optional<std::size_t> node = a.find(arg.text)) ref.node = static_cast<std::uint32_t>(*node);
   } else if (arg.isSequence()) {
     ref.itemsAt = static_cast<std::uint32_t>(a.argRefs.size());
@@ -596,7 +599,7 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
     std::size_t h = quickKey(g.nodes[i].name) & (capacity - 1);
     bool seen = false;  // a repeated name keeps its first node
     for (; a.index[h] != 0; h = (h + 1) & (capacity - 1))
-      if (g.nodes[a.index[h] - 1].name == g.nodes[i].name) seen = true;
+      if (sameName(g.nodes[a.index[h] - 1].name, g.nodes[i].name)) seen = true;
     if (!seen) a.index[h] = static_cast<std::uint32_t>(i + 1);
     denotes[i] = !seen;
   }
