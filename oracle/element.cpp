@@ -108,7 +108,13 @@ class Shape {
     --size_;
     return at;
   }
-  friend bool operator==(const Shape& a, const Shape& b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
+  // A loop: ranks are small, and std::equal on integers is a call to memcmp.
+  friend bool operator==(const Shape& a, const Shape& b) {
+    if (a.size_ != b.size_) return false;
+    for (std::size_t i = 0; i < a.size_; ++i)
+      if (a.data_[i] != b.data_[i]) return false;
+    return true;
+  }
 
  private:
   [[noreturn]] static void tooLarge() {
@@ -153,9 +159,15 @@ void advanceStrided(Shape& idx, const Shape& sizes, const Shape& strides, std::i
   }
 }
 
-Shape contiguousStrides(const Shape& sizes) {
-  Shape strides(sizes.size(), 1);
+// The row-major strides of `sizes`, written into `strides` (in place: a Shape is a large record).
+void setContiguousStrides(const Shape& sizes, Shape& strides) {
+  strides.assign(sizes.size(), 1);
   for (std::size_t i = sizes.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<std::int64_t>(sizes[i], 1);
+}
+
+Shape contiguousStrides(const Shape& sizes) {
+  Shape strides;
+  setContiguousStrides(sizes, strides);
   return strides;
 }
 
@@ -665,11 +677,22 @@ class ElementCompiler {
     });
   }
 
-  // Copies this compiler, as it stands before node i, for another view mode or model.
-  std::shared_ptr<ElementCompiler> forkAt(std::size_t i) {
+  // Copies this compiler, as it stands before node i, for another view mode or model; the
+  // fork's program has `nodes` nodes (its per-node tables' size).
+  std::shared_ptr<ElementCompiler> forkAt(std::size_t i, std::size_t nodes) {
     // Where the fork's run may start from this one's (ElementProgram::forkedAt).
     const ElementProgram::ForkPoint here{static_cast<std::uint32_t>(out_.steps.size()), arenaEnd(), opaqueSlots_};
+    // The values of nodes i and later are still as begin() made them (no node from i on has
+    // been compiled, and only F, never forked from, rebinds earlier ones): the fork takes the
+    // first i and makes the rest afresh, rather than copying them with the compiler (a value
+    // is a large record). values_ is set aside while the compiler is copied.
+    Pool<CValue> values = std::move(values_);
+    values_ = Pool<CValue>();
     auto fork = std::make_shared<ElementCompiler>(*this);
+    values_ = std::move(values);
+    fork->values_.reserve(nodes);
+    fork->values_.assign(values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(i));
+    fork->values_.resize(nodes);
     fork->marks_.reset();  // it records its own, from i on (see resume())
     fork->parent_ = this;
     fork->finished_.reset();
@@ -697,13 +720,12 @@ class ElementCompiler {
   // change size. The placed program's alias-views compile forks from it, unless this compile
   // has already forked its own (then that fork makes the placed program's; see walk).
   void takePlacedFork() {
-    placedFork_ = forkAt(placedFrom_);
+    const std::size_t n = placed_->program->graph.nodes.size();
+    placedFork_ = forkAt(placedFrom_, n);
     ElementCompiler& p = *placedFork_;
     p.analysis_ = placed_;
     p.program_ = placed_->program;
     p.options_.placedProgram = true;
-    const std::size_t n = p.program_->graph.nodes.size();
-    p.values_.resize(n);
     p.declaredAt_.resize(n);
     p.out_.nodeStepEnd.resize(n);
     p.parentNode_.resize(n, kNotParents);
@@ -728,7 +750,7 @@ class ElementCompiler {
   }
 
   void takeValueFork(std::size_t i) {
-    valueFork_ = forkAt(i);
+    valueFork_ = forkAt(i, program_->graph.nodes.size());
     valueFork_->valueModel_ = valueFork_->out_.valueModel = valueFork_->options_.valueSemantics = true;
     // F replays the nodes whose compile does not read the model (replay()); nothing forks
     // from it, so it records no marks.
@@ -810,12 +832,14 @@ class ElementCompiler {
 
   // --- storages and layouts ---
 
-  Layout fresh(const Shape& shape) {
+  // A fresh contiguous tensor of shape `shape`, made in `l` (in place: a Layout is a large
+  // record, and most are made straight into a value).
+  void fresh(const Shape& shape, Layout& l) {
     for (std::int64_t s : shape)
       if (s < 0) fail("negative size in shape");
     std::int64_t n = numelOf(shape);
     charge(static_cast<std::size_t>(n));
-    Layout l;
+    l.offset = 0;
     if (mirrorNext_ < mirrorEnd_ && parent_->storageSize_[mirrorNext_] == n) {
       // The parent's next storage of this node: the same id and place (see mirrors_).
       l.storage = static_cast<std::uint32_t>(mirrorNext_);
@@ -834,9 +858,8 @@ class ElementCompiler {
       storageBase_.push_back(base);
       storageSize_.push_back(n);
     }
-    l.sizes = shape;
-    l.strides = contiguousStrides(shape);
-    return l;
+    l.sizes = shape;  // may be l.sizes itself
+    setContiguousStrides(l.sizes, l.strides);
   }
 
   // The arena elements of a layout, in row-major order. Charged as if every offset were
@@ -930,30 +953,44 @@ class ElementCompiler {
   }
 
   CValue resolve(const ArgRef& r) {
-    const Arg& a = *r.arg;
+    if (r.arg->isRef()) return valueOf(r);
     CValue v;
-    switch (a.kind) {
-      case Arg::Kind::None: return v;
-      case Arg::Kind::Bool: v.kind = CValue::Kind::Bool; v.b = a.boolean; v.i = a.boolean; return v;
-      case Arg::Kind::Int: v.kind = CValue::Kind::Int; v.i = a.integer; return v;
-      case Arg::Kind::Float: v.kind = CValue::Kind::Float; v.f = a.real; return v;
+    if (r.arg->isSequence()) makeListOf(r, v);
+    else setLiteral(*r.arg, v);
+    return v;
+  }
+
+  // A literal argument that is no list (None, a number, a string or a token), written into
+  // `v`, a CValue as made (fresh or reset()).
+  static void setLiteral(const Arg& arg, CValue& v) {
+    switch (arg.kind) {
+      case Arg::Kind::Bool: v.kind = CValue::Kind::Bool; v.b = arg.boolean; v.i = arg.boolean; break;
+      case Arg::Kind::Int: v.kind = CValue::Kind::Int; v.i = arg.integer; break;
+      case Arg::Kind::Float: v.kind = CValue::Kind::Float; v.f = arg.real; break;
       case Arg::Kind::String:
-      case Arg::Kind::Token: v.kind = CValue::Kind::Text; v.i = static_cast<std::int64_t>(hashText(a.text)); return v;
-      case Arg::Kind::Ref: return valueOf(r);
-      case Arg::Kind::List:
-      case Arg::Kind::Tuple: {
-        const std::span<const ArgRef> items = analysis_->items(r);
-        v.kind = CValue::Kind::List;
-        v.itemsAt = newList(items.size());
-        v.itemsCount = static_cast<std::uint32_t>(items.size());
-        for (std::size_t j = 0; j < items.size(); ++j) {
-          const CValue item = resolve(items[j]);  // may make lists (nested ones) after this one
-          lists_[v.itemsAt + j] = item;
-        }
-        return v;
+      case Arg::Kind::Token: v.kind = CValue::Kind::Text; v.i = static_cast<std::int64_t>(hashText(arg.text)); break;
+      default: break;  // None
+    }
+  }
+
+  // List argument r: its items made in lists_, and the list written into `v` (no item of
+  // lists_). Items are made in their place in the pool (a value is a large record, better
+  // copied once), except nested lists: making one may move the pool.
+  void makeListOf(const ArgRef& r, CValue& v) {
+    const std::span<const ArgRef> items = analysis_->items(r);
+    const std::uint32_t at = newList(items.size());  // fresh CValues
+    for (std::size_t j = 0; j < items.size(); ++j) {
+      const ArgRef& item = items[j];
+      if (item.arg->isRef()) lists_[at + j] = valueOf(item);
+      else if (!item.arg->isSequence()) setLiteral(*item.arg, lists_[at + j]);
+      else {
+        const CValue nested = resolve(item);  // makes lists after this one
+        lists_[at + j] = nested;
       }
     }
-    return v;
+    v.kind = CValue::Kind::List;
+    v.itemsAt = at;
+    v.itemsCount = static_cast<std::uint32_t>(items.size());
   }
 
   // The items of every list value (see CValue::itemsAt). A list is never changed once made,
@@ -998,25 +1035,10 @@ class ElementCompiler {
   // alpha=1 or None) are written into it in place, field by field as a fresh CValue has them,
   // rather than built and moved in whole.
   const CValue& resolveRef(const ArgRef& a, CValue& scratch) {
-    switch (a.arg->kind) {
-      case Arg::Kind::Ref: return valueOf(a);
-      case Arg::Kind::List:
-      case Arg::Kind::Tuple: scratch = resolve(a); return scratch;
-      default: break;
-    }
+    if (a.arg->isRef()) return valueOf(a);
     reset(scratch);
-    const Arg& arg = *a.arg;
-    switch (arg.kind) {
-      case Arg::Kind::Bool: scratch.kind = CValue::Kind::Bool; scratch.b = arg.boolean; scratch.i = arg.boolean; break;
-      case Arg::Kind::Int: scratch.kind = CValue::Kind::Int; scratch.i = arg.integer; break;
-      case Arg::Kind::Float: scratch.kind = CValue::Kind::Float; scratch.f = arg.real; break;
-      case Arg::Kind::String:
-      case Arg::Kind::Token:
-        scratch.kind = CValue::Kind::Text;
-        scratch.i = static_cast<std::int64_t>(hashText(arg.text));
-        break;
-      default: break;  // None
-    }
+    if (a.arg->isSequence()) makeListOf(a, scratch);
+    else setLiteral(*a.arg, scratch);
     return scratch;
   }
 
@@ -1118,7 +1140,7 @@ class ElementCompiler {
       if (valueForkWanted_ && !valueFork_ && dependsOnModel(i)) takeValueFork(i);
       if (placed_ && !placedFork_ && i == placedFrom_) takePlacedFork();
       if (forkWanted_ && !fork_ && !valueModel_ && analysis_->nodes[i].info.copyVariant) {
-        fork_ = forkAt(i);
+        fork_ = forkAt(i, g.nodes.size());
         fork_->options_.viewMode = ViewMode::AliasViews;
         if (placed_ && !placedFork_) {  // its placed-program fork makes the placed alias views
           fork_->placed_ = placed_;
@@ -1475,7 +1497,7 @@ class ElementCompiler {
     if (!shape) fail("placeholder %" + n.name + " has no static tensor type");
     CValue v;
     v.kind = CValue::Kind::Tensor;
-    v.t = fresh(*shape);
+    fresh(*shape, v.t);
     fillFromSeed(v.t, hashText(n.name));
     values_[current_] = v;
     declaredValues_.push_back(v);
@@ -1487,7 +1509,7 @@ class ElementCompiler {
     CValue v;
     if (std::optional<Shape> shape = annotatedShape(current_)) {
       v.kind = CValue::Kind::Tensor;
-      v.t = fresh(*shape);
+      fresh(*shape, v.t);
       fillFromSeed(v.t, hashText("get_attr:" + n.target));
     } else {
       v.kind = CValue::Kind::Opaque;
@@ -1598,7 +1620,7 @@ class ElementCompiler {
     CValue v;
     if (std::optional<Shape> shape = annotatedShape(current_)) {
       v.kind = CValue::Kind::Tensor;
-      v.t = fresh(*shape);
+      fresh(*shape, v.t);
       emitHashFill(v.t, from, salt);
     } else {
       v.kind = CValue::Kind::Opaque;
@@ -1677,7 +1699,7 @@ class ElementCompiler {
     CValue v;
     if (std::optional<Shape> shape = annotatedShape(current_)) {
       v.kind = CValue::Kind::Tensor;
-      v.t = fresh(*shape);
+      fresh(*shape, v.t);
       emitHashFill(v.t, digest, 1000);
     } else {
       v.kind = CValue::Kind::Opaque;
@@ -1711,7 +1733,7 @@ class ElementCompiler {
         if (!valueModel_) return emitHashFill(l, digest, channel);
         CValue next;
         next.kind = CValue::Kind::Tensor;
-        next.t = fresh(l.sizes);
+        fresh(l.sizes, next.t);
         emitHashFill(next.t, digest, channel);
         rebind(call, k, item, isItem, next);
       };
@@ -1793,7 +1815,7 @@ class ElementCompiler {
       if (s.arguments[k].type.isWrite()) {
         if (!valueModel_) return *call.args[k];
         v.kind = CValue::Kind::Tensor;  // the new version: the same contents, fresh
-        v.t = fresh(arg.sizes);
+        fresh(arg.sizes, v.t);
         emitHashFill(v.t, digest, k);
         return v;
       }
@@ -1802,7 +1824,7 @@ class ElementCompiler {
       if (shape && *shape == arg.sizes && !valueModel_) return *call.args[k];
       if (!shape || *shape != arg.sizes) fail(call.node.target + ": unknown view op");
       v.kind = CValue::Kind::Tensor;
-      v.t = fresh(*shape);
+      fresh(*shape, v.t);
       emitCopy(arg, v.t);
       return v;
     }
@@ -1818,7 +1840,7 @@ class ElementCompiler {
       fail("%" + call.node.name + " (" + call.node.target + "): result shape unknown (no annotation)");
     }
     v.kind = CValue::Kind::Tensor;
-    v.t = fresh(*shape);
+    fresh(*shape, v.t);
     emitHashFill(v.t, digest, 1000 + r);
     return v;
   }
@@ -2047,7 +2069,7 @@ class ElementCompiler {
   CValue materialize(const Layout& from) {
     CValue v;
     v.kind = CValue::Kind::Tensor;
-    v.t = fresh(from.sizes);
+    fresh(from.sizes, v.t);
     emitCopy(from, v.t);
     return v;
   }
@@ -2176,7 +2198,7 @@ class ElementCompiler {
       return written;
     }
     v.kind = CValue::Kind::Tensor;
-    v.t = fresh(shape);
+    fresh(shape, v.t);
     dest = spanOf(v.t);
     return v;
   }
@@ -2692,7 +2714,7 @@ class ElementCompiler {
       else {
         CValue v;
         v.kind = CValue::Kind::Tensor;
-        v.t = fresh(shape);
+        fresh(shape, v.t);
         dest = spanOf(v.t);
         // `-> ()` under F: each element's new version replaces the list element's node.
         if (writes) rebind(call, *call.info.schema->argumentIndex("self"), j, true, v);
@@ -2710,17 +2732,15 @@ class ElementCompiler {
   // --- the end: observations and end-of-run writes ---
 
   void compileEnd() {
-    const Graph& g = program_->graph;
     const Signature& sig = program_->signature;
     // Here, not in begin(): a fork's copies of these (empty) lists have no room.
     out_.outputs.reserve(analysis_->visibleOutputs.size());
     out_.endWrites.reserve(sig.outputs.size());
-    // Placeholders: their whole storage.
-    std::size_t p = 0;
-    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-      if (!g.nodes[i].isPlaceholder()) continue;
+    // Placeholders: their whole storage. declaredValues_ holds them in graph order, as
+    // out_.placeholders (compilePlaceholder appends to both).
+    for (std::size_t p = 0; p < out_.placeholders.size(); ++p) {
       // sourceOf() of its whole storage, a contiguous range, made directly.
-      const std::uint32_t storage = declared(i).t.storage;
+      const std::uint32_t storage = declaredValues_[p].t.storage;
       const std::int64_t n = sizeOf(storage);
       charge(static_cast<std::size_t>(n));
       Span whole;
@@ -2733,7 +2753,7 @@ class ElementCompiler {
       source.spansAt = static_cast<std::uint32_t>(out_.spans.size());
       source.spansCount = 1;
       out_.spans.push_back(whole);
-      out_.placeholders[p++].second = source;
+      out_.placeholders[p].second = source;
     }
     std::span<const ArgRef> returned = analysis_->returned();
     CValue scratch;
