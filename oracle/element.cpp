@@ -401,6 +401,12 @@ void readSource(const ElementProgram& p, const RunState& st, const Source& s, Ob
     case Source::Kind::Constant: out.values.push_back(s.constant); break;
     case Source::Kind::Opaque: out.values.push_back(st.opaque[s.slot]); break;
     case Source::Kind::Offsets: {
+      if (s.spansCount == 1 && !p.spans[s.spansAt].listed) {  // most: one range (every placeholder)
+        const Span span = p.spans[s.spansAt];
+        const std::uint64_t* from = st.arena.data() + span.at;
+        out.values.insert(out.values.end(), from, from + span.count);  // not zeroed first
+        break;
+      }
       const std::size_t at = out.values.size();
       out.values.resize(at + sourceCount(p, s));
       std::uint64_t* to = out.values.data() + at;
@@ -1495,11 +1501,11 @@ class ElementCompiler {
   void compilePlaceholder(const Node& n) {
     std::optional<Shape> shape = annotatedShape(current_);
     if (!shape) fail("placeholder %" + n.name + " has no static tensor type");
-    CValue v;
+    CValue& v = values_[current_];  // made in place (a value is a large record)
+    reset(v);
     v.kind = CValue::Kind::Tensor;
     fresh(*shape, v.t);
     fillFromSeed(v.t, hashText(n.name));
-    values_[current_] = v;
     declaredValues_.push_back(v);
     declaredAt_[current_] = static_cast<std::uint32_t>(declaredValues_.size());
     out_.placeholders.emplace_back(n.name, Source{});
@@ -2166,7 +2172,9 @@ class ElementCompiler {
     return op;
   }
 
-  static Shape shapeOf(const CValue& v) { return v.isTensor() ? v.t.sizes : Shape{}; }
+  // A scalar's shape is [] (a reference: a Shape is a large record).
+  const Shape& shapeOf(const CValue& v) const { return v.isTensor() ? v.t.sizes : noShape_; }
+  const Shape noShape_;
 
   // A kernel step over scratch_->ins, computing `n` elements into `dest`; `k` holds the computation
   // and its parameters.
@@ -2214,7 +2222,7 @@ class ElementCompiler {
     scratch_->ins.clear();
     Shape shape;
     Step k;
-    auto selfShape = [&] { return tensorArg(call.arg("self"), "self").sizes; };
+    auto selfShape = [&]() -> const Shape& { return tensorArg(call.arg("self"), "self").sizes; };
 
     switch (kind) {
       case OpKind::Add:
