@@ -195,6 +195,11 @@ struct CValue {
   std::uint32_t itemsAt = 0, itemsCount = 0;
   std::uint32_t slot = 0;  // Opaque: index of its runtime digest
 
+  // User-provided, so that a value-initialised CValue (resize(), newList(), CValue{}) gets the
+  // initialisers above without the whole record zeroed first (a Shape's tail past its size is
+  // never read; see Shape): values are made by the hundred per compile and fork.
+  CValue() {}
+
   bool isTensor() const { return kind == Kind::Tensor; }
   bool isNone() const { return kind == Kind::None; }
 };
