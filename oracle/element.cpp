@@ -834,11 +834,15 @@ class ElementCompiler {
 
   [[noreturn]] static void fail(std::string why) { throw Unsupported{std::move(why)}; }
 
+  // Inlined where it is called (every span and fresh tensor): the failure, which builds a
+  // message, is a call of its own.
   void charge(std::size_t elements) {
     budget_ += elements;
-    if (budget_ > options_.maxElements)
-      fail("memory cap: the element tier needs more than " + std::to_string(options_.maxElements) +
-           " elements for this program (ExecOptions::maxElements)");
+    if (budget_ > options_.maxElements) overBudget();
+  }
+  [[noreturn, gnu::noinline]] void overBudget() const {
+    fail("memory cap: the element tier needs more than " + std::to_string(options_.maxElements) +
+         " elements for this program (ExecOptions::maxElements)");
   }
 
   // --- storages and layouts ---
@@ -885,15 +889,25 @@ class ElementCompiler {
       n *= l.sizes[i];
     }
     charge(static_cast<std::size_t>(n));
-    const std::int64_t base = baseOf(l.storage), size = sizeOf(l.storage);
     Span span;
     if (n == 0) return span;
+    if (!contiguous) return listedSpanOf(l, n);
+    // Most layouts (every fresh tensor): one range, no index walk.
+    const std::int64_t base = baseOf(l.storage), size = sizeOf(l.storage);
     span.count = static_cast<std::uint32_t>(n);
-    if (contiguous) {  // most layouts (every fresh tensor): one range, no index walk
-      if (l.offset < 0 || l.offset + n > size) fail("a view reaches outside its storage (as_strided?)");
-      span.at = static_cast<std::uint32_t>(base + l.offset);
-      return span;
-    }
+    if (l.offset < 0 || l.offset + n > size) outsideStorage();
+    span.at = static_cast<std::uint32_t>(base + l.offset);
+    return span;
+  }
+
+  [[noreturn, gnu::noinline]] static void outsideStorage() { fail("a view reaches outside its storage (as_strided?)"); }
+
+  // spanOf() of a layout that is not contiguous, with n > 0 elements: its offsets listed. A
+  // function of its own, so that the contiguous case (most calls) is a short one.
+  [[gnu::noinline]] Span listedSpanOf(const Layout& l, std::int64_t n) {
+    const std::int64_t base = baseOf(l.storage), size = sizeOf(l.storage);
+    Span span;
+    span.count = static_cast<std::uint32_t>(n);
     span.listed = true;
     span.at = newTable(static_cast<std::size_t>(n));  // a resize: the pool grows geometrically
     std::uint32_t* to = out_.offsets.data() + span.at;
@@ -903,7 +917,7 @@ class ElementCompiler {
       Shape idx(l.sizes.size(), 0);
       std::int64_t pos = l.offset;
       for (std::int64_t e = 0; e < n; ++e) {
-        if (pos < 0 || pos >= size) fail("a view reaches outside its storage (as_strided?)");
+        if (pos < 0 || pos >= size) outsideStorage();
         *to++ = static_cast<std::uint32_t>(base + pos);
         advanceStrided(idx, l.sizes, l.strides, pos);
       }
@@ -918,7 +932,7 @@ class ElementCompiler {
     std::int64_t pos = l.offset;  // the row's first position
     for (std::int64_t row = n / rowSize; row-- > 0;) {
       const std::int64_t last = pos + (rowSize - 1) * step;
-      if (pos < 0 || pos >= size || last < 0 || last >= size) fail("a view reaches outside its storage (as_strided?)");
+      if (pos < 0 || pos >= size || last < 0 || last >= size) outsideStorage();
       for (std::int64_t j = 0, at = base + pos; j < rowSize; ++j, at += step) *to++ = static_cast<std::uint32_t>(at);
       advanceStrided(idx, l.sizes, l.strides, pos);  // idx spans the leading rank - 1 dimensions
     }
