@@ -91,6 +91,11 @@ class Shape {
     if (size_ == kMaxRank) tooLarge();
     data_[size_++] = v;
   }
+  // Size n, elements not set (the caller sets every one).
+  void resizeUnset(std::size_t n) {
+    if (n > kMaxRank) tooLarge();
+    size_ = static_cast<std::uint8_t>(n);
+  }
   void assign(std::size_t n, std::int64_t value) {
     if (n > kMaxRank) tooLarge();
     std::fill_n(data_.begin(), n, value);
@@ -161,8 +166,11 @@ void advanceStrided(Shape& idx, const Shape& sizes, const Shape& strides, std::i
 
 // The row-major strides of `sizes`, written into `strides` (in place: a Shape is a large record).
 void setContiguousStrides(const Shape& sizes, Shape& strides) {
-  strides.assign(sizes.size(), 1);
-  for (std::size_t i = sizes.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<std::int64_t>(sizes[i], 1);
+  const std::size_t rank = sizes.size();
+  strides.resizeUnset(rank);
+  if (rank == 0) return;
+  strides[rank - 1] = 1;
+  for (std::size_t i = rank - 1; i-- > 0;) strides[i] = strides[i + 1] * std::max<std::int64_t>(sizes[i + 1], 1);
 }
 
 Shape contiguousStrides(const Shape& sizes) {
@@ -863,6 +871,10 @@ class ElementCompiler {
     } else if (mirrors_) {  // one the parent did not make here: above its arena
       if (sideEnd_ + n > std::int64_t{1} << 31) fail("memory cap: arena too large");
       l.storage = kSideStorage | static_cast<std::uint32_t>(sideBase_.size());
+      if (sideBase_.empty()) {  // a fork's first: room for a few, not grown one by one
+        sideBase_.reserve(8);
+        sideSize_.reserve(8);
+      }
       sideBase_.push_back(sideEnd_);
       sideSize_.push_back(n);
       sideEnd_ += n;
@@ -1575,6 +1587,12 @@ class ElementCompiler {
     bool has(const char (&name)[N]) const {
       return indexOf<N>(name) != kNone;
     }
+    // The argument `name`, or nullptr if the schema has none: has() and arg() in one look-up.
+    template <std::size_t N>
+    const CValue* find(const char (&name)[N]) const {
+      const std::size_t i = indexOf<N>(name);
+      return i == kNone ? nullptr : args[i];
+    }
 
    private:
     static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
@@ -2253,8 +2271,8 @@ class ElementCompiler {
         shape = inplace ? selfShape() : broadcastShapes(shapeOf(self), shapeOf(other));
         scratch_->ins.push_back(operandOf(self, shape));
         scratch_->ins.push_back(operandOf(other, shape));
-        std::uint64_t alpha = call.has("alpha") ? asScalar(call.arg("alpha")) : 1;
-        if (call.has("alpha") && call.arg("alpha").isNone()) alpha = 1;
+        const CValue* alphaArg = call.find("alpha");  // None: 1
+        const std::uint64_t alpha = alphaArg && !alphaArg->isNone() ? asScalar(*alphaArg) : 1;
         k.compute = kind == OpKind::Add ? Compute::Add
                     : kind == OpKind::Sub ? Compute::Sub
                     : kind == OpKind::Rsub ? Compute::Rsub
@@ -2290,9 +2308,11 @@ class ElementCompiler {
         break;
       }
       case OpKind::Arange: {
-        std::int64_t start = call.has("start") ? asInt(call.arg("start"), "start") : 0;
+        const CValue* startArg = call.find("start");
+        std::int64_t start = startArg ? asInt(*startArg, "start") : 0;
         std::int64_t end = asInt(call.arg("end"), "end");
-        std::int64_t step = call.has("step") ? asInt(call.arg("step"), "step") : 1;
+        const CValue* stepArg = call.find("step");
+        std::int64_t step = stepArg ? asInt(*stepArg, "step") : 1;
         if (step == 0) fail("arange: step 0");
         std::int64_t n = step > 0 ? (end - start + step - 1) / step : (start - end - step - 1) / -step;
         shape = {std::max<std::int64_t>(n, 0)};
@@ -2372,7 +2392,7 @@ class ElementCompiler {
         reduce.assign(rank, false);
         for (std::int64_t d : asIntList(dims, "dim")) reduce[static_cast<std::size_t>(normDim(d, rank))] = true;
       }
-      if (call.has("keepdim")) keepdim = asInt(call.arg("keepdim"), "keepdim") != 0;
+      if (const CValue* keep = call.find("keepdim")) keepdim = asInt(*keep, "keepdim") != 0;
     }
     Shape shape;
     for (std::size_t d = 0; d < rank; ++d) {
@@ -2725,7 +2745,8 @@ class ElementCompiler {
     const CValue* other = hasList ? &call.arg("other") : &call.arg("scalar");
     if (hasList && (other->kind != CValue::Kind::List || other->itemsCount != self.itemsCount))
       fail("foreach: list lengths differ");
-    const std::uint64_t alpha = call.has("alpha") ? asScalar(call.arg("alpha")) : 1;
+    const CValue* alphaArg = call.find("alpha");
+    const std::uint64_t alpha = alphaArg ? asScalar(*alphaArg) : 1;
     const bool writes = call.info.inplace;
     std::vector<CValue> results;  // made a list at the end: the loop reads lists
     for (std::size_t j = 0; j < self.itemsCount; ++j) {
