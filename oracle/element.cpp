@@ -1613,8 +1613,9 @@ class ElementCompiler {
     if (!facts.bound) fail("%" + n.name + ": " + facts.bindError);
     Call call{n, info, std::move(scratch_->argPointers), analysis_->args(facts)};
     call.args.clear();
-    // Sized once, before any pointer into it is taken.
-    if (scratch_->literals.size() < call.bound.size()) scratch_->literals.resize(call.bound.size());
+    // Sized before any pointer into it is taken; room for most schemas at once, rather than
+    // grown (and its values moved) as longer ones come.
+    if (scratch_->literals.size() < call.bound.size()) scratch_->literals.resize(std::max<std::size_t>(call.bound.size(), 16));
     for (std::size_t k = 0; k < call.bound.size(); ++k)
       call.args.push_back(&resolveRef(call.bound[k], scratch_->literals[k]));
     // Assigned once, as made (a CValue copies its layout's bytes: no cheaper move).
@@ -2215,14 +2216,14 @@ class ElementCompiler {
 
   // A kernel step over scratch_->ins, computing `n` elements into `dest`; `k` holds the computation
   // and its parameters.
-  void emitKernel(Step k, Span dest, std::size_t n) {
+  void emitKernel(const Step& step, Span dest, std::size_t n) {
+    Step& k = out_.steps.emplace_back(step);  // completed in place (a Step is a large record)
     k.kind = StepKind::Kernel;
     k.operandsAt = static_cast<std::uint32_t>(out_.operands.size());
     k.operandsCount = static_cast<std::uint32_t>(scratch_->ins.size());
     out_.operands.insert(out_.operands.end(), scratch_->ins.begin(), scratch_->ins.end());
     k.dest = dest;
     k.outSize = static_cast<std::uint32_t>(n);
-    emit(k);
   }
 
   // An index table of n entries in the offset pool: its start.
