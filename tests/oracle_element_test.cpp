@@ -128,6 +128,22 @@ TEST(OracleElement, Arithmetic) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], x[i] + 1);
 }
 
+// Optional arguments looked up once (alpha, arange's start and step): their defaults when the
+// call leaves them out, alpha's also when it is None, their values when given.
+TEST(OracleElement, OptionalArgumentsTakeTheirDefaults) {
+  Values x = input("x", 4), y = input("y", 4);
+  Values got = compute({"x USER_INPUT i64[4]", "y USER_INPUT i64[4]"},
+                       {"out: \"i64[4]\" = torch.ops.aten.add.Tensor(x, y, alpha = None)"});
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], x[i] + y[i]);
+  got = compute({"x USER_INPUT i64[4]"},
+                {"a = torch.ops.aten.arange.start_step(7, -1, -2)", "out = torch.ops.aten.add.Tensor(x, a)"});
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], x[i] + static_cast<std::uint64_t>(7 - 2 * i));
+  got = compute({"x USER_INPUT i64[4]"}, {"a = torch.ops.aten.arange.start(2, 6)", "out = torch.ops.aten.mul.Tensor(x, a)"});
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], x[i] * static_cast<std::uint64_t>(2 + i));
+  got = compute({"x USER_INPUT i64[4]"}, {"a = torch.ops.aten.arange.default(4)", "out = torch.ops.aten.sub.Tensor(x, a)"});
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], x[i] - static_cast<std::uint64_t>(i));
+}
+
 TEST(OracleElement, BroadcastAndReductions) {
   Values x = input("x", 6), y = input("y", 3);
   Values got = compute({"x USER_INPUT i64[2, 3]", "y USER_INPUT i64[3]"},
