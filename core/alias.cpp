@@ -196,7 +196,7 @@ class AliasBuilder {
     t.target = target;
     t.arity = static_cast<std::uint32_t>(arity);
     t.getitem = target == std::string_view("operator.getitem");
-    const SchemaTable::Found found = schemas_.lookup(target, arity);
+    const SchemaTable::Found found = schemas_.lookupHashed(target, hash, arity);
     t.schema = found.schema;
     t.facts = found.aliasFacts;
     if (t.schema)

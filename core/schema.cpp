@@ -533,8 +533,7 @@ SchemaAliasFacts deriveAliasFacts(const Schema& schema) {
   return facts;
 }
 
-const SchemaTable::Entry* SchemaTable::entry(std::string_view key) const {
-  const std::uint64_t h = hashName(key);
+const SchemaTable::Entry* SchemaTable::entry(std::string_view key, std::uint64_t h) const {
   for (const Layer* layer = top_.get(); layer; layer = layer->below.get())
     if (const std::uint32_t id = layer->index.findHashed(key, h); id != layer->index.kNone) return &layer->entries[id];
   return nullptr;
@@ -569,8 +568,13 @@ const Schema* SchemaTable::find(std::string_view target, std::optional<std::size
 }
 
 SchemaTable::Found SchemaTable::lookup(std::string_view target, std::optional<std::size_t> positionalArgs) const {
+  return lookupHashed(target, hashName(target), positionalArgs);
+}
+
+SchemaTable::Found SchemaTable::lookupHashed(std::string_view target, std::uint64_t targetHash,
+                                             std::optional<std::size_t> positionalArgs) const {
   auto found = [](const Entry* e) { return e ? Found{e->schema, &e->facts} : Found{}; };
-  if (const Entry* e = entry(target)) return found(e);
+  if (const Entry* e = entry(target, targetHash)) return found(e);
   // torch.library's explicit spelling of the default overload.
   if (target.ends_with(".default")) {
     std::string_view packet = target.substr(0, target.size() - std::string_view(".default").size());

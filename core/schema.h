@@ -121,6 +121,10 @@ class SchemaTable {
     const SchemaAliasFacts* aliasFacts = nullptr;
   };
   Found lookup(std::string_view target, std::optional<std::size_t> positionalArgs = {}) const;
+  // lookup() with hashName(target) already computed: the alias analysis hashes each target
+  // for its own index and would otherwise hash it again here.
+  Found lookupHashed(std::string_view target, std::uint64_t targetHash,
+                     std::optional<std::size_t> positionalArgs = {}) const;
   // Adds or replaces a schema.
   void add(Schema schema);
   // Parses and adds every non-blank, non-comment (`#`) line of `text`.
@@ -151,7 +155,8 @@ class SchemaTable {
   };
   // The top layer; shared by copies, changed in place only while this table alone holds it.
   std::shared_ptr<Layer> top_;
-  const Entry* entry(std::string_view key) const;
+  const Entry* entry(std::string_view key) const { return entry(key, hashName(key)); }
+  const Entry* entry(std::string_view key, std::uint64_t hash) const;
   void insert(Layer& layer, Schema schema, const SchemaAliasFacts* facts);
 };
 
