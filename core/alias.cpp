@@ -153,6 +153,11 @@ class AliasBuilder {
     std::uint32_t next = kNoNode;  // the entry of the same target with another arity
     bool copyView = false;
     bool getitem = false;  // operator.getitem: a projection, whatever its schema
+    // Most ops: one return, not annotated, no `*_copy` view, nothing written. Such a node's
+    // roots are itself (a tensor result) or none, and it reads its arguments and writes
+    // nothing; precise() settles it without binding arguments to returns.
+    bool plain = false;
+    bool plainTensor = false;  // a plain op returning a tensor
   };
   struct TargetName {
     const std::vector<TargetInfo>* targets;
@@ -199,8 +204,13 @@ class AliasBuilder {
     const SchemaTable::Found found = schemas_.lookupHashed(target, hash, arity);
     t.schema = found.schema;
     t.facts = found.aliasFacts;
-    if (t.schema)
+    if (t.schema) {
       t.copyView = options_.copyViewsAlias && t.facts->writtenArguments.empty() && isCopyViewVariant(target);
+      const auto& returns = t.facts->returns;
+      t.plain = t.schema->returns.size() == 1 && !returns[0].annotated && !t.copyView &&
+                t.facts->writtenArguments.empty();
+      t.plainTensor = t.plain && returns[0].tensor;
+    }
     targets_.push_back(t);
     if (last == kNoNode)
       targetIndex_.insertHashed(fresh, hash);
@@ -272,6 +282,13 @@ class AliasBuilder {
     for (RootId r : scratch)
       if (r != last) info_.rootPool_.push_back(last = r);
     return {begin, static_cast<std::uint32_t>(info_.rootPool_.size()) - begin};
+  }
+
+  // commitRoots() of the single root r.
+  AliasInfo::Span commitRoot(RootId r) {
+    const std::uint32_t begin = static_cast<std::uint32_t>(info_.rootPool_.size());
+    info_.rootPool_.push_back(r);
+    return {begin, 1};
   }
 
   void addRootsOf(NodeId v, std::vector<RootId>& out) const {
@@ -417,6 +434,13 @@ class AliasBuilder {
     if (share && static_cast<std::size_t>(*share) >= positional) return false;  // unusable annotation
     std::span<const NodeId> shareRefs;
     if (share) shareRefs = refsOf(argRefs_[static_cast<std::size_t>(*share)]);
+    if (target.plain && !share) {  // see TargetInfo::plain: what the general path gives them
+      if (target.plainTensor) info_.rootSpan_[n] = commitRoot(n);
+      else info_.rootSpan_[n] = AliasInfo::Span{static_cast<std::uint32_t>(info_.rootPool_.size()), 0};
+      accessesOf(refs_, reads_);
+      finish(n, false);
+      return true;
+    }
     bool shareHasRoots = false;
     for (NodeId v : shareRefs) shareHasRoots |= !info_.rootsOf(v).empty();
 
