@@ -87,8 +87,6 @@ class AliasBuilder {
     // Enough for a small program without regrowth; larger ones grow these once or twice.
     targets_.reserve(16);
     roots_.reserve(16);
-    reads_.reserve(16);
-    writes_.reserve(16);
     refs_.reserve(16);
     argRefs_.reserve(8);
     kwParam_.reserve(4);
@@ -296,50 +294,63 @@ class AliasBuilder {
     out.insert(out.end(), rs.begin(), rs.end());
   }
 
-  // Records accesses (root, via) for node n in `pool`, one per root (the first via wins), and
-  // updates the per-root last access unless n is the output node.
+  // The accesses of the node being visited are appended straight to the pools (from
+  // readsBegin_ / writesBegin_ on), then sorted and deduplicated there: no scratch copy.
+  // Records them for node n, one per root (the first via wins), and updates the per-root last
+  // access unless n is the output node.
   template <LastAccess AliasInfo::PerNode::*last>
-  AliasInfo::Span commitAccesses(NodeId n, std::vector<RootAccess>& scratch, HugePageVector<RootAccess>& pool,
-                                 bool isOutput) {
-    const std::uint32_t begin = static_cast<std::uint32_t>(pool.size());
-    if (scratch.empty()) return {begin, 0};  // most nodes write nothing
+  AliasInfo::Span commitAccesses(NodeId n, HugePageVector<RootAccess>& pool, std::uint32_t begin, bool isOutput) {
+    const std::uint32_t size = static_cast<std::uint32_t>(pool.size()) - begin;
+    if (size == 0) return {begin, 0};  // most nodes write nothing
+    RootAccess* first = pool.data() + begin;
+    RootAccess* end = first + size;
+    if (size == 1) {  // most reads: one argument of one root
+      if (!isOutput) info_.nodes_[first->root].*last = LastAccess{n, first->via};
+      return {begin, 1};
+    }
     // Stable, so the first argument through which a root is reached is kept. Insertion sort:
     // the lists are short, and std::stable_sort allocates.
     auto byRoot = [](const RootAccess& a, const RootAccess& b) { return a.root < b.root; };
-    if (scratch.size() > 32) {
-      std::stable_sort(scratch.begin(), scratch.end(), byRoot);
+    if (size > 32) {
+      std::stable_sort(first, end, byRoot);
     } else {
-      for (std::size_t i = 1; i < scratch.size(); ++i)
-        for (std::size_t j = i; j > 0 && byRoot(scratch[j], scratch[j - 1]); --j) std::swap(scratch[j], scratch[j - 1]);
+      for (RootAccess* i = first + 1; i < end; ++i)
+        for (RootAccess* j = i; j > first && byRoot(*j, *(j - 1)); --j) std::swap(*j, *(j - 1));
     }
-    RootId previous = kNoNode;  // never a root
-    for (const RootAccess& a : scratch) {
-      if (a.root == previous) continue;  // sorted stably: the first access of a root stays
-      previous = a.root;
-      pool.push_back(a);
-      if (!isOutput) info_.nodes_[a.root].*last = LastAccess{n, a.via};
+    RootAccess* kept = first;  // sorted stably: the first access of a root stays
+    for (RootAccess* a = first; a < end; ++a) {
+      if (a != first && a->root == (kept - 1)->root) continue;
+      *kept++ = *a;
+      if (!isOutput) info_.nodes_[a->root].*last = LastAccess{n, a->via};
     }
-    return {begin, static_cast<std::uint32_t>(pool.size()) - begin};
+    const std::uint32_t count = static_cast<std::uint32_t>(kept - first);
+    if (count < size) pool.resize(begin + count);
+    return {begin, count};
   }
 
-  void accessOf(NodeId v, std::vector<RootAccess>& out) const {
-    for (RootId r : info_.rootsOf(v)) out.push_back(RootAccess{r, v});
+  static void accessOf(const AliasInfo& info, NodeId v, HugePageVector<RootAccess>& out) {
+    for (RootId r : info.rootsOf(v)) out.push_back(RootAccess{r, v});
   }
-  void accessesOf(std::span<const NodeId> values, std::vector<RootAccess>& out) const {
-    for (NodeId v : values) accessOf(v, out);
+  void readOf(NodeId v) { accessOf(info_, v, info_.readPool_); }
+  void writeOf(NodeId v) { accessOf(info_, v, info_.writePool_); }
+  void readsOf(std::span<const NodeId> values) {
+    for (NodeId v : values) readOf(v);
+  }
+  void writesOf(std::span<const NodeId> values) {
+    for (NodeId v : values) writeOf(v);
   }
 
   void finish(NodeId n, bool isOutput) {
     AliasInfo::PerNode& at = info_.nodes_[n];
-    at.reads = commitAccesses<&AliasInfo::PerNode::lastRead>(n, reads_, info_.readPool_, isOutput);
-    at.writes = commitAccesses<&AliasInfo::PerNode::lastWrite>(n, writes_, info_.writePool_, isOutput);
+    at.reads = commitAccesses<&AliasInfo::PerNode::lastRead>(n, info_.readPool_, readsBegin_, isOutput);
+    at.writes = commitAccesses<&AliasInfo::PerNode::lastWrite>(n, info_.writePool_, writesBegin_, isOutput);
   }
 
   void visit(NodeId n) {
     const Node& node = graph_.nodes[n];
     roots_.clear();
-    reads_.clear();
-    writes_.clear();
+    readsBegin_ = static_cast<std::uint32_t>(info_.readPool_.size());
+    writesBegin_ = static_cast<std::uint32_t>(info_.writePool_.size());
 
     switch (node.op) {
       case NodeOp::Placeholder:
@@ -351,7 +362,7 @@ class AliasBuilder {
         return;
       case NodeOp::Output: {
         gatherRefs(n, node);
-        accessesOf(refs_, reads_);
+        readsOf(refs_);
         info_.rootSpan_[n] = commitRoots(roots_);  // empty
         finish(n, true);
         info_.output_ = n;
@@ -394,8 +405,8 @@ class AliasBuilder {
       for (NodeId v : refs_) addRootsOf(v, roots_);
     }
     info_.rootSpan_[n] = commitRoots(roots_);
-    accessesOf(refs_, reads_);
-    accessesOf(refs_, writes_);
+    readsOf(refs_);
+    writesOf(refs_);
     finish(n, false);
   }
 
@@ -437,7 +448,7 @@ class AliasBuilder {
     if (target.plain && !share) {  // see TargetInfo::plain: what the general path gives them
       if (target.plainTensor) info_.rootSpan_[n] = commitRoot(n);
       else info_.rootSpan_[n] = AliasInfo::Span{static_cast<std::uint32_t>(info_.rootPool_.size()), 0};
-      accessesOf(refs_, reads_);
+      readsOf(refs_);
       finish(n, false);
       return true;
     }
@@ -486,9 +497,9 @@ class AliasBuilder {
 
     // Reads: every node used. Writes: arguments bound to `(a!)` (lists included) and the
     // storage a `_share_alloc_with_arg_idx` result lands in.
-    accessesOf(refs_, reads_);
-    for (std::uint32_t a : target.facts->writtenArguments) forBound(a, positional, [&](NodeId v) { accessOf(v, writes_); });
-    if (share) accessesOf(shareRefs, writes_);
+    readsOf(refs_);
+    for (std::uint32_t a : target.facts->writtenArguments) forBound(a, positional, [&](NodeId v) { writeOf(v); });
+    if (share) writesOf(shareRefs);
     finish(n, false);
     return true;
   }
@@ -505,7 +516,7 @@ class AliasBuilder {
   std::array<CachedTarget, kTargetCacheSlots> targetCache_{};  // see targetInfo
   // Scratch buffers, reused across nodes.
   std::vector<RootId> roots_;
-  std::vector<RootAccess> reads_, writes_;
+  std::uint32_t readsBegin_ = 0, writesBegin_ = 0;  // the visited node's accesses: see commitAccesses
   std::vector<NodeId> refs_;
   std::vector<Range> argRefs_;
   std::vector<std::size_t> kwParam_;
