@@ -24,10 +24,27 @@ constexpr std::array<PlacementName, 5> kPlacements = {{
     {Placement::Draft13857, "draft13857"},
 }};
 
+// "output 2 (BUFFER_MUTATION target='k', value %kp)". Appended to one reserved string: the
+// oracle places every program it checks, and most have an output that needs no copy.
 std::string describeOutput(std::size_t index, const OutputSpec& spec) {
-  std::string value = spec.name.empty() ? std::string("a constant") : "%" + spec.name;
-  return "output " + std::to_string(index) + " (" + std::string(toString(spec.kind)) + " target='" +
-         spec.target + "', value " + value + ")";
+  const std::string_view kind = toString(spec.kind);
+  std::string out;
+  out.reserve(48 + kind.size() + spec.target.size() + spec.name.size());
+  out += "output ";
+  out += std::to_string(index);
+  out += " (";
+  out += kind;
+  out += " target='";
+  out += spec.target;
+  out += "', value ";
+  if (spec.name.empty()) {
+    out += "a constant";
+  } else {
+    out += '%';
+    out += spec.name;
+  }
+  out += ')';
+  return out;
 }
 
 }  // namespace
@@ -97,10 +114,15 @@ WriteBackSelection selectWriteBacks(const Program& program, const AliasInfo& ali
     NodeId walk = value;
     while (walk != kNoNode && aliases.isInplaceKind(walk)) walk = aliases.firstArg(walk);
     if (walk == target) {
-      std::string why = describeOutput(i, spec) + ": ";
-      why += walk == value ? "the value is the target itself"
-                           : "an in-place lineage of its own target %" + graph.nodes[walk].name;
-      selection.skipped.push_back(why + ", so the buffer already holds it (no copy)");
+      std::string why = describeOutput(i, spec);
+      if (walk == value) {
+        why += ": the value is the target itself";
+      } else {
+        why += ": an in-place lineage of its own target %";
+        why += graph.nodes[walk].name;
+      }
+      why += ", so the buffer already holds it (no copy)";
+      selection.skipped.push_back(std::move(why));
       continue;
     }
     selection.writeBacks.push_back({i, target, value});
