@@ -102,6 +102,27 @@ TEST(Alias, PlaceholdersAndFreshResultsAreTheirOwnRoots) {
   EXPECT_EQ(a.info.returned(), std::vector<NodeId>{a.id("add")});
 }
 
+TEST(Alias, ARootReadThroughSeveralArgumentsIsReadOnceThroughTheFirst) {
+  // mul reads b_s through %v (a view of it) and through b_s itself, and x once: each root once,
+  // sorted by root, the first argument through which it is reached kept as the via.
+  Analysed a = analyse(Builder()
+                           .buffer("b_s", "s")
+                           .input("x")
+                           .call("v", "aten::view", {R("b_s"), L({I(2), I(2)})})
+                           .call("mul", "aten::mul.Tensor", {R("x"), R("v")})
+                           .call("add", "aten::add.Tensor", {R("v"), R("b_s")})
+                           .done({"mul", "add"}));
+  EXPECT_EQ(a.reads("mul"), (Names{"b_s", "x"}));
+  EXPECT_EQ(a.reads("add"), Names{"b_s"});
+  ASSERT_EQ(a.info.reads(a.id("add")).size(), 1u);
+  EXPECT_EQ(a.info.reads(a.id("add"))[0].via, a.id("v"));
+  EXPECT_EQ(a.info.lastReader(a.id("b_s")).node, a.id("add"));
+  EXPECT_EQ(a.info.lastReader(a.id("b_s")).via, a.id("v"));
+  EXPECT_EQ(a.info.lastReader(a.id("x")).node, a.id("mul"));
+  EXPECT_EQ(a.roots("add"), Names{"add"});
+  EXPECT_TRUE(a.writes("add").empty());
+}
+
 TEST(Alias, ViewChainsShareTheBaseRoot) {
   Analysed a = analyse(Builder()
                            .buffer("b_s", "s")
