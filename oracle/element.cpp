@@ -38,6 +38,7 @@
 #include <array>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "oracle/ops.h"
@@ -212,30 +213,35 @@ struct CValue {
   bool isNone() const { return kind == Kind::None; }
 };
 
+// The records a program is made of (Span, Operand, Source, EndWrite, Step) are trivial types:
+// no default member initialisers, so that the pools holding them are copied (forks, replay())
+// with one memmove rather than element by element. Every one is made value-initialised
+// (`Step k{}`: all fields zero, which is what each field's default is).
+
 // A run of arena elements, in order: arena[at + i] when contiguous (most layouts: every fresh
 // tensor), else arena[offsets[at + i]] (the program's offset pool). Contiguous runs are never
 // materialised as offset lists, which is most of what compiling used to allocate.
 struct Span {
-  std::uint32_t at = 0;
-  std::uint32_t count = 0;
-  bool listed = false;
+  std::uint32_t at;
+  std::uint32_t count;
+  bool listed;
 };
 
 // An operand of a kernel: elements read from the arena, or a broadcast constant.
 struct Operand {
   Span span;
-  std::uint64_t constant = 0;
-  bool isConstant = false;
-  std::uint32_t count = 0;  // elements (constants: how many copies)
+  std::uint64_t constant;
+  bool isConstant;
+  std::uint32_t count;  // elements (constants: how many copies)
 };
 
 // Where an observation or a node hash reads from: the concatenation of a range of spans.
 struct Source {
   enum class Kind : std::uint8_t { Constant, Offsets, Opaque };
-  Kind kind = Kind::Constant;
-  std::uint64_t constant = 0;
-  std::uint32_t slot = 0;
-  std::uint32_t spansAt = 0, spansCount = 0;  // into ElementProgram::spans
+  Kind kind;
+  std::uint64_t constant;
+  std::uint32_t slot;
+  std::uint32_t spansAt, spansCount;  // into ElementProgram::spans
 };
 
 struct EndWrite {
@@ -245,20 +251,22 @@ struct EndWrite {
 
 // What a step does. Steps are plain records interpreted by one switch (no closure per step):
 // compiling a program allocates a few pools instead of several objects per node.
+// The zero enumerators (a value-initialised Step's) are Kernel and Copy.
 enum class StepKind : std::uint8_t {
+  Kernel,         // gather operands, compute into a scratch buffer, scatter into dest
   FillSeed,       // dest[i] = inputElement(seed, inputSet, a, i)
   SetOpaque,      // opaque[slot] = a
   FillHash,       // dest[e] = combine(combine(opaque[from], b), e)
   OpaqueCombine,  // opaque[slot] = combine(opaque[from], b)
   Digest,         // opaque[slot] = fold of a, the elements of spans, then the opaque slots
   Copy,           // dest[e] = src[e], element by element (disjoint storages)
-  Kernel,         // gather operands, compute into a scratch buffer, scatter into dest
 };
 
 // The computation of a Kernel step.
 enum class Compute : std::uint8_t {
+  Copy,
   Add, Sub, Rsub, Mul,  // out = in0 op in1 (alpha = a)
-  Neg, Copy, Arange,    // Arange: out[e] = a + b * e
+  Neg, Arange,          // Arange: out[e] = a + b * e
   Where, MaskedFill,
   Reduce,        // out[map[e]] += in0[e]; mean (flag): divided by a (signed)
   IndexTensor,   // advanced indexing (mapA: base positions, mapB: index positions, dims)
@@ -270,19 +278,21 @@ enum class Compute : std::uint8_t {
 };
 
 struct Step {
-  StepKind kind = StepKind::Kernel;
-  Compute compute = Compute::Copy;
-  bool flag = false, flag2 = false;
+  StepKind kind;
+  Compute compute;
+  bool flag, flag2;
   Span dest, src;
-  std::uint32_t slot = 0, from = 0;
-  std::uint64_t a = 0, b = 0;
-  std::int64_t dimSize = 0, dimStride = 0;
-  std::uint32_t operandsAt = 0, operandsCount = 0;  // Kernel: into operands
-  std::uint32_t listAt = 0, listCount = 0;  // Digest, Assemble: into spans; Index*: (size, stride) pairs into ints
-  std::uint32_t slotsAt = 0, slotsCount = 0;  // Digest: opaque slots, into offsets
-  std::uint32_t mapA = 0, mapB = 0, mapCount = 0;  // per-op index tables, into offsets
-  std::uint32_t outSize = 0, valuesAt = 0;
+  std::uint32_t slot, from;
+  std::uint64_t a, b;
+  std::int64_t dimSize, dimStride;
+  std::uint32_t operandsAt, operandsCount;  // Kernel: into operands
+  std::uint32_t listAt, listCount;  // Digest, Assemble: into spans; Index*: (size, stride) pairs into ints
+  std::uint32_t slotsAt, slotsCount;  // Digest: opaque slots, into offsets
+  std::uint32_t mapA, mapB, mapCount;  // per-op index tables, into offsets
+  std::uint32_t outSize, valuesAt;
 };
+static_assert(std::is_trivial_v<Span> && std::is_trivial_v<Operand> && std::is_trivial_v<Source> &&
+              std::is_trivial_v<EndWrite> && std::is_trivial_v<Step>);
 
 // A run's state: its buffers (borrowed from the caller's RunScratch for the run, so a warm
 // run allocates nothing) and its inputs.
@@ -328,7 +338,7 @@ struct ElementProgram {
     // The label ("output 1 (%add)", see observationLabel) is made only when a report needs it:
     // made here, it was an allocation per output in every compile and every fork.
     std::optional<std::string> node;  // the returned node's name, if the output is a reference
-    Source reference;                 // Par, Seq, Value
+    Source reference{};               // Par, Seq, Value
     std::optional<Source> placed;     // Placed, where it differs (a user-input mutation's value)
   };
   std::vector<Output> outputs;
@@ -901,7 +911,7 @@ class ElementCompiler {
       n *= l.sizes[i];
     }
     charge(static_cast<std::size_t>(n));
-    Span span;
+    Span span{};
     if (n == 0) return span;
     if (!contiguous) return listedSpanOf(l, n);
     // Most layouts (every fresh tensor): one range, no index walk.
@@ -918,7 +928,7 @@ class ElementCompiler {
   // function of its own, so that the contiguous case (most calls) is a short one.
   [[gnu::noinline]] Span listedSpanOf(const Layout& l, std::int64_t n) {
     const std::int64_t base = baseOf(l.storage), size = sizeOf(l.storage);
-    Span span;
+    Span span{};
     span.count = static_cast<std::uint32_t>(n);
     span.listed = true;
     span.at = newTable(static_cast<std::size_t>(n));  // a resize: the pool grows geometrically
@@ -1473,7 +1483,7 @@ class ElementCompiler {
   // Where a value is read from. A list's tensors are read in order: the spans of its items
   // (nested lists flattened) are appended to the span pool in that order, one range.
   Source sourceOf(const CValue& v) {
-    Source s;
+    Source s{};
     switch (v.kind) {
       case CValue::Kind::Tensor:
         s.kind = Source::Kind::Offsets;
@@ -1504,7 +1514,7 @@ class ElementCompiler {
   }
 
   void fillFromSeed(const Layout& l, std::uint64_t nameHash) {
-    Step s;
+    Step s{};
     s.kind = StepKind::FillSeed;
     s.dest = spanOf(l);
     s.a = nameHash;
@@ -1512,7 +1522,7 @@ class ElementCompiler {
   }
 
   void emitOpaqueCombine(std::uint32_t slot, std::uint32_t from, std::uint64_t salt) {
-    Step s;
+    Step s{};
     s.kind = StepKind::OpaqueCombine;
     s.slot = slot;
     s.from = from;
@@ -1522,7 +1532,7 @@ class ElementCompiler {
 
   // dest[e] = src[e], element by element.
   void emitCopy(const Layout& from, const Layout& to) {
-    Step s;
+    Step s{};
     s.kind = StepKind::Copy;
     s.src = spanOf(from);
     s.dest = spanOf(to);
@@ -1551,7 +1561,7 @@ class ElementCompiler {
     } else {
       v.kind = CValue::Kind::Opaque;
       v.slot = newOpaque();
-      Step s;
+      Step s{};
       s.kind = StepKind::SetOpaque;
       s.slot = v.slot;
       s.a = hashText("get_attr:" + n.target);
@@ -1705,7 +1715,7 @@ class ElementCompiler {
 
   // A step computing the digest of its inputs into a fresh opaque slot; returns the slot.
   std::uint32_t emitDigest(const HashInputs& h, std::uint64_t opId) {
-    Step s;
+    Step s{};
     s.kind = StepKind::Digest;
     s.slot = newOpaque();
     s.a = combine(opId, h.constant);
@@ -1721,7 +1731,7 @@ class ElementCompiler {
 
   // Fills a layout with H(digest, channel, position).
   void emitHashFill(const Layout& l, std::uint32_t digestSlot, std::uint64_t channel) {
-    Step s;
+    Step s{};
     s.kind = StepKind::FillHash;
     s.dest = spanOf(l);
     s.from = digestSlot;
@@ -2174,11 +2184,11 @@ class ElementCompiler {
       }
       // A kernel, not a Copy step: the parts may overlap `out`, so read all, then write.
       scratch_->ins.clear();
-      Operand in;
+      Operand in{};
       in.span = spanOf(parts[j]);
       in.count = in.span.count;
       scratch_->ins.push_back(in);
-      Step k;
+      Step k{};
       k.compute = Compute::Copy;
       Span to = spanOf(dst);
       emitKernel(k, to, to.count);
@@ -2190,7 +2200,7 @@ class ElementCompiler {
 
 
   Operand operandOf(const CValue& v, const Shape& target) {
-    Operand op;
+    Operand op{};
     op.count = static_cast<std::uint32_t>(numelOf(target));
     // Most operands already have the target's shape; expandTo would return their layout as it
     // is.
@@ -2204,7 +2214,7 @@ class ElementCompiler {
 
   Operand operandOwnShape(const CValue& v, const char* what) {
     const Layout& l = tensorArg(v, what);
-    Operand op;
+    Operand op{};
     op.span = spanOf(l);
     op.count = op.span.count;
     return op;
@@ -2259,7 +2269,7 @@ class ElementCompiler {
     const bool inplace = call.info.inplace;
     scratch_->ins.clear();
     Shape shape;
-    Step k;
+    Step k{};
     auto selfShape = [&]() -> const Shape& { return tensorArg(call.arg("self"), "self").sizes; };
 
     switch (kind) {
@@ -2367,7 +2377,7 @@ class ElementCompiler {
 
   // Emits kernel `k` over scratch_->ins with a result of shape `shape`.
   CValue finishSingle(const Call& call, const Step& k, const Shape& shape) {
-    Span dest;
+    Span dest{};
     CValue result = destinationFor(call, shape, dest);
     std::size_t n = static_cast<std::size_t>(numelOf(shape));
     emitKernel(k, dest, n);
@@ -2421,7 +2431,7 @@ class ElementCompiler {
     std::int64_t count = outN == 0 ? 0 : n / std::max<std::int64_t>(outN, 1);
     scratch_->ins.clear();
     scratch_->ins.push_back(operandOwnShape(call.arg("self"), "self"));
-    Step k;
+    Step k{};
     k.compute = Compute::Reduce;
     k.mapA = mapAt;
     k.mapCount = static_cast<std::uint32_t>(n);
@@ -2493,7 +2503,7 @@ class ElementCompiler {
     }
     scratch_->ins.clear();
     scratch_->ins.push_back(operandOwnShape(call.arg("self"), "self"));
-    Step k;
+    Step k{};
     k.mapA = baseAt;
     k.mapB = iAt;
     k.mapCount = static_cast<std::uint32_t>(nR);
@@ -2546,7 +2556,7 @@ class ElementCompiler {
     scratch_->ins.clear();
     scratch_->ins.push_back(operandOwnShape(call.arg("self"), "self"));
     scratch_->ins.push_back(operandOwnShape(call.arg("index"), "index"));
-    Step k;
+    Step k{};
     k.mapA = baseAt;
     k.mapB = coordAt;
     k.mapCount = static_cast<std::uint32_t>(n);
@@ -2602,7 +2612,7 @@ class ElementCompiler {
     scratch_->ins.push_back(operandOwnShape(call.arg("index"), "index"));
     const bool isConst = !src.isTensor();
     if (isConst) {
-      Operand c;
+      Operand c{};
       c.isConstant = true;
       c.constant = asScalar(src);
       c.count = 1;
@@ -2610,7 +2620,7 @@ class ElementCompiler {
     } else {
       scratch_->ins.push_back(operandOwnShape(src, "src"));
     }
-    Step k;
+    Step k{};
     k.compute = Compute::Scatter;
     k.mapA = baseAt;
     k.mapB = srcAt;
@@ -2703,7 +2713,7 @@ class ElementCompiler {
       }
     }
     // Piece positions relative to the output, as position lists in the offset pool.
-    Step k;
+    Step k{};
     k.compute = Compute::Assemble;
     k.flag = startFromSelf;
     std::vector<Span> maps;
@@ -2723,7 +2733,7 @@ class ElementCompiler {
   Span relativeOffsets(const Layout& l, std::int64_t total) {
     std::int64_t n = numelOf(l.sizes);
     charge(static_cast<std::size_t>(n));
-    Span span;
+    Span span{};
     span.listed = true;
     span.count = static_cast<std::uint32_t>(n);
     span.at = newTable(static_cast<std::size_t>(n));
@@ -2758,7 +2768,7 @@ class ElementCompiler {
       scratch_->ins.clear();
       scratch_->ins.push_back(operandOf(item, shape));
       scratch_->ins.push_back(operandOf(otherItem, shape));
-      Span dest;
+      Span dest{};
       if (writes && !valueModel_) dest = spanOf(a);
       else {
         CValue v;
@@ -2769,7 +2779,7 @@ class ElementCompiler {
         if (writes) rebind(call, *call.info.schema->argumentIndex("self"), j, true, v);
         else results.push_back(v);
       }
-      Step k;
+      Step k{};
       k.compute = kind == OpKind::ForeachAdd ? Compute::Add : kind == OpKind::ForeachSub ? Compute::Sub : Compute::Mul;
       k.a = alpha;
       emitKernel(k, dest, dest.count);
@@ -2792,12 +2802,12 @@ class ElementCompiler {
       const std::uint32_t storage = declaredValues_[p].t.storage;
       const std::int64_t n = sizeOf(storage);
       charge(static_cast<std::size_t>(n));
-      Span whole;
+      Span whole{};
       if (n != 0) {
         whole.at = static_cast<std::uint32_t>(baseOf(storage));
         whole.count = static_cast<std::uint32_t>(n);
       }
-      Source source;
+      Source source{};
       source.kind = Source::Kind::Offsets;
       source.spansAt = static_cast<std::uint32_t>(out_.spans.size());
       source.spansCount = 1;
@@ -2808,7 +2818,7 @@ class ElementCompiler {
     CValue scratch;
     for (std::size_t pos : analysis_->visibleOutputs) {
       const CValue& v = resolveRef(returned[pos], scratch);
-      ElementProgram::Output o;
+      ElementProgram::Output o{};
       if (returned[pos].arg->isRef()) o.node = returned[pos].arg->text;
       o.reference = sourceOf(v);
       if (pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
@@ -2824,7 +2834,7 @@ class ElementCompiler {
       const CValue& v = resolveRef(returned[pos], scratch);
       const Layout& t = declared(*target).t;
       if (!v.isTensor()) fail("mutation value of " + spec.target + " is not a tensor");
-      EndWrite w;
+      EndWrite w{};
       w.target = spanOf(t);
       w.value = spanOf(expandTo(v.t, t.sizes));
       out_.endWrites.push_back(std::move(w));
