@@ -2920,17 +2920,27 @@ void runObserved(const std::shared_ptr<const ElementProgram>& program, std::span
       s = exe.forkedAt.step;
       ++st.runsFromForkStates;
     }
-  std::size_t fork = 0;  // the next of exe.forkPoints
-  while (fork < exe.forkPoints.size() && exe.forkPoints[fork].step < s) ++fork;
-  for (std::size_t n = 0; n < exe.nodeStepEnd.size(); ++n) {
-    for (; s < exe.nodeStepEnd[n]; ++s) {
-      for (; fork < exe.forkPoints.size() && exe.forkPoints[fork].step == s; ++fork)
-        keepForkState(st, program, exe.forkPoints[fork], inputs);
-      runStep(exe, exe.steps[s], st);
+  const std::vector<ElementProgram::ForkPoint>& forkPoints = exe.forkPoints;
+  std::size_t fork = 0;  // the next of forkPoints
+  while (fork < forkPoints.size() && forkPoints[fork].step < s) ++fork;
+  if (nodeHashes) {  // node by node; no fork states kept (see above: runElement's scratch is its own)
+    for (std::size_t n = 0; n < exe.nodeStepEnd.size(); ++n) {
+      for (; s < exe.nodeStepEnd[n]; ++s) runStep(exe, exe.steps[s], st);
+      if (n < exe.nodeResults.size()) (*nodeHashes)[n] = readSourceHash(exe, st, exe.nodeResults[n]);
     }
-    if (nodeHashes && n < exe.nodeResults.size()) (*nodeHashes)[n] = readSourceHash(exe, st, exe.nodeResults[n]);
+  } else {
+    // The steps in runs between fork points (most runs: one run, no per-node or per-step test).
+    // Every step belongs to a node (nodeStepEnd is ascending; its last entry is the end).
+    const std::size_t end = exe.nodeStepEnd.empty() ? 0 : exe.nodeStepEnd.back();
+    for (;;) {
+      for (; fork < forkPoints.size() && forkPoints[fork].step == s; ++fork)
+        keepForkState(st, program, forkPoints[fork], inputs);
+      if (s >= end) break;
+      const std::size_t stop = fork < forkPoints.size() ? std::min<std::size_t>(forkPoints[fork].step, end) : end;
+      for (; s < stop; ++s) runStep(exe, exe.steps[s], st);
+    }
+    for (; fork < forkPoints.size(); ++fork) keepForkState(st, program, forkPoints[fork], inputs);  // at the end
   }
-  for (; fork < exe.forkPoints.size(); ++fork) keepForkState(st, program, exe.forkPoints[fork], inputs);  // at the end
   if (endings.size() > 1) st.snapshot.assign(st.arena.begin(), st.arena.end());
   std::vector<Buffer>& values = st.endValues;
   for (std::size_t k = 0; k < endings.size(); ++k) {
