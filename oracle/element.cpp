@@ -135,6 +135,14 @@ struct Layout {
   std::int64_t offset = 0;
   Shape sizes;
   Shape strides;
+
+  Layout() {}
+  // One copy of the record's bytes, as CValue's (see there).
+  Layout(const Layout& other) noexcept { std::memcpy(static_cast<void*>(this), &other, sizeof(Layout)); }
+  Layout& operator=(const Layout& other) noexcept {
+    if (this != &other) std::memcpy(static_cast<void*>(this), &other, sizeof(Layout));
+    return *this;
+  }
 };
 
 std::int64_t numelOf(const Shape& shape) {
