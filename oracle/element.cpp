@@ -1196,7 +1196,8 @@ class ElementCompiler {
 
   void walk(std::size_t first) {
     const Graph& g = program_->graph;
-    for (std::size_t i = first; i < g.nodes.size(); ++i) {
+    const std::size_t count = g.nodes.size();  // read once: the loop's stores may alias it
+    for (std::size_t i = first; i < count; ++i) {
       const Node& n = g.nodes[i];
       current_ = i;
       if (valueForkWanted_ && !valueFork_ && dependsOnModel(i)) takeValueFork(i);
@@ -1462,10 +1463,14 @@ class ElementCompiler {
     append(storageSize_, parent.storageSize_, b.storages, a.storages);
     append(lists_, parent.lists_, b.lists, a.lists);
     opaqueSlots_ = a.opaque;
-    for (std::size_t s = firstSpan; s < out_.spans.size(); ++s) moveSpan(out_.spans[s], offsetsBy);
-    for (std::size_t o = firstOperand; o < out_.operands.size(); ++o) moveSpan(out_.operands[o].span, offsetsBy);
-    for (std::size_t s = firstStep; s < out_.steps.size(); ++s) {
-      Step& k = out_.steps[s];
+    // By pointer: with an index, each pool's size would be read again after every record
+    // written (a store may alias the vector's own pointers).
+    for (Span *s = out_.spans.data() + firstSpan, *end = out_.spans.data() + out_.spans.size(); s != end; ++s)
+      moveSpan(*s, offsetsBy);
+    for (Operand *o = out_.operands.data() + firstOperand, *end = out_.operands.data() + out_.operands.size(); o != end; ++o)
+      moveSpan(o->span, offsetsBy);
+    for (Step *step = out_.steps.data() + firstStep, *end = out_.steps.data() + out_.steps.size(); step != end; ++step) {
+      Step& k = *step;
       moveSpan(k.dest, offsetsBy);
       moveSpan(k.src, offsetsBy);
       if (k.kind == StepKind::Digest) {
