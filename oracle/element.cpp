@@ -1334,13 +1334,15 @@ class ElementCompiler {
   // An argument here and the same argument (of an equal node) in `other`, the parent: what
   // it names has the same value in both (see parentNode_). Literals are equal with their
   // nodes.
+  // Inlined in replay() (a test per argument of every node a fork meets); lists are a call.
   bool sameArgument(const ArgRef& x, const ArgRef& y, const ElementCompiler& other) const {
     if (x.arg->isRef()) return x.node != ArgRef::kNoNode && y.node != ArgRef::kNoNode && parentNode_[x.node] == y.node;
-    if (x.arg->isSequence()) {
-      const std::span<const ArgRef> xs = analysis_->items(x), ys = other.analysis_->items(y);
-      for (std::size_t k = 0; k < xs.size(); ++k)
-        if (!sameArgument(xs[k], ys[k], other)) return false;
-    }
+    return !x.arg->isSequence() || sameItems(x, y, other);
+  }
+  [[gnu::noinline]] bool sameItems(const ArgRef& x, const ArgRef& y, const ElementCompiler& other) const {
+    const std::span<const ArgRef> xs = analysis_->items(x), ys = other.analysis_->items(y);
+    for (std::size_t k = 0; k < xs.size(); ++k)
+      if (!sameArgument(xs[k], ys[k], other)) return false;
     return true;
   }
 
