@@ -734,9 +734,12 @@ class ElementCompiler {
     values_ = Pool<CValue>();
     auto fork = std::make_shared<ElementCompiler>(*this);
     values_ = std::move(values);
+    // Made fresh, then the first i copied in one block (a CValue's copy is a copy of its
+    // bytes: see CValue), rather than one copy call per value.
     fork->values_.reserve(nodes);
-    fork->values_.assign(values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(i));
     fork->values_.resize(nodes);
+    const std::size_t kept = std::min(i, nodes);  // i <= nodes (placed forks: sharedPrefix)
+    if (kept > 0) std::memcpy(static_cast<void*>(fork->values_.data()), values_.data(), kept * sizeof(CValue));
     fork->marks_.reset();  // it records its own, from i on (see resume())
     fork->parent_ = this;
     fork->finished_.reset();
