@@ -167,7 +167,7 @@ std::string ProgramBuilder::call(const std::string& target, std::vector<Arg> arg
   Node node;
   node.name = freshName(baseNameOfTarget(target));
   node.op = NodeOp::CallFunction;
-  node.target = target;
+  node.target = targets_(target);
   node.args = std::move(args);
   node.kwargs = std::move(kwargs);
   if (type) node.typeText = formatTensorType(*type);

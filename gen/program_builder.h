@@ -18,6 +18,7 @@
 
 #include "core/ir.h"
 #include "core/schema.h"
+#include "core/shared_string.h"
 
 namespace wb::gen {
 
@@ -86,6 +87,9 @@ class ProgramBuilder {
   std::vector<OutputSpec> outputs_;
   std::vector<std::string> declared_;
   std::set<std::string, std::less<>> declaredTargets_;
+  // One text block per op, shared by its nodes (as the reader's): the passes that look a
+  // target up then find its later nodes by the block, without hashing the text again.
+  TargetInterner targets_;
 };
 
 // "aten::add.Tensor" -> "add"; "operator.getitem" -> "getitem"; "my_ops::mystery" -> "mystery".
