@@ -366,14 +366,9 @@ class AliasBuilder {
         info_.rootSpan_[n] = commitRoots(roots_);  // empty
         finish(n, true);
         info_.output_ = n;
-        // Graph::returnedValues() without its copy of the arguments.
-        if (const Node* out = graph_.outputNode(); out && !out->args.empty()) {
-          const Arg& ret = out->args[0];
-          const std::span<const Arg> values =
-              ret.isSequence() ? std::span<const Arg>(ret.items) : std::span<const Arg>(&ret, 1);
-          info_.returned_.reserve(info_.returned_.size() + values.size());
-          for (const Arg& a : values) info_.returned_.push_back(a.isRef() ? resolve(a.text) : kNoNode);
-        }
+        const std::span<const Arg> values = graph_.returnedArgs();
+        info_.returned_.reserve(info_.returned_.size() + values.size());
+        for (const Arg& a : values) info_.returned_.push_back(a.isRef() ? resolve(a.text) : kNoNode);
         return;
       }
       case NodeOp::CallModule:

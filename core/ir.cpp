@@ -211,12 +211,17 @@ const Node* Graph::outputNode() const {
   return &nodes.back();
 }
 
-std::vector<Arg> Graph::returnedValues() const {
+std::span<const Arg> Graph::returnedArgs() const {
   const Node* out = outputNode();
   if (!out || out->args.empty()) return {};
   const Arg& a = out->args[0];
-  if (a.isSequence()) return a.items.toVector();
-  return {a};
+  if (a.isSequence()) return std::span<const Arg>(a.items);
+  return std::span<const Arg>(&a, 1);
+}
+
+std::vector<Arg> Graph::returnedValues() const {
+  const std::span<const Arg> values = returnedArgs();
+  return std::vector<Arg>(values.begin(), values.end());
 }
 
 // ---------------------------------------------------------------------------------------------

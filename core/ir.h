@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -203,6 +204,8 @@ struct Graph {
   const Node* outputNode() const;  // the last node if it is an output node
   // The flat list of returned values: output.args[0] if it is a tuple/list, else {args[0]}.
   std::vector<Arg> returnedValues() const;
+  // The same values in place, without copying them (valid while the output node is unchanged).
+  std::span<const Arg> returnedArgs() const;
 
   friend bool operator==(const Graph&, const Graph&) = default;
 };

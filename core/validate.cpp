@@ -325,10 +325,7 @@ void checkSignature(const Program& program, const GraphFacts& facts, Reporter& r
 
   // Output specs: one per returned value, naming that value (empty for a constant).
   if (facts.outputIsLast && graph.nodes.back().args.size() == 1) {
-    // Graph::returnedValues() without its copy of the arguments.
-    const Arg& ret = graph.nodes.back().args[0];
-    const std::span<const Arg> returned =
-        ret.isSequence() ? std::span<const Arg>(ret.items) : std::span<const Arg>(&ret, 1);
+    const std::span<const Arg> returned = graph.returnedArgs();
     if (signature.outputs.size() != returned.size())
       report.error("the signature has " + std::to_string(signature.outputs.size()) +
                    " output spec(s) but the graph returns " + std::to_string(returned.size()) + " value(s)");

@@ -217,7 +217,7 @@ std::uint64_t scalarElement(double value) {
 std::vector<std::size_t> visibleOutputPositions(const Program& program) {
   std::vector<std::size_t> positions;
   const std::vector<OutputSpec>& specs = program.signature.outputs;
-  std::size_t returned = program.graph.returnedValues().size();
+  std::size_t returned = program.graph.returnedArgs().size();
   for (std::size_t i = 0; i < returned; ++i)
     if (i >= specs.size() || specs[i].kind != OutputKind::BufferMutation) positions.push_back(i);
   return positions;
