@@ -82,7 +82,6 @@ class AliasBuilder {
       : graph_(program.graph),
         schemas_(schemas),
         options_(options),
-        index_(NodeName{&program.graph}, program.graph.nodes.size()),
         targetIndex_(TargetName{&targets_}, 16) {
     // Enough for a small program without regrowth; larger ones grow these once or twice.
     targets_.reserve(16);
@@ -102,36 +101,40 @@ class AliasBuilder {
     info_.writePool_.reserve(n / 4);
     info_.nodes_.resize(n);
     info_.rootSpan_.resize(n);
-    // Names enter the index as their nodes are visited, not all up front: a node's arguments
-    // are defined before it, mostly just before it, so their lookups hit slots the insertions
-    // have just brought into the cache. (A reference to a later node, which only an invalid
-    // program has, resolves to nothing.) The slot of the name kLookahead nodes ahead is
-    // prefetched, so the insertion's own miss is paid in the background.
     constexpr std::size_t kLookahead = 8;
-    std::array<std::uint64_t, kLookahead> ahead{};
-    for (std::size_t i = 0; i < std::min(n, kLookahead); ++i) {
-      ahead[i] = hashName(graph_.nodes[i].name);
-      index_.prefetch(ahead[i]);
-    }
     for (std::size_t i = 0; i < n; ++i) {
       // The nodes themselves are streamed from memory: a Node spans several cache lines and its
       // arguments live elsewhere on the heap, which the hardware prefetchers do not follow.
       if (i + 2 * kLookahead < n) prefetchNode(graph_.nodes[i + 2 * kLookahead]);
       if (i + kLookahead < n) prefetchArgs(graph_.nodes[i + kLookahead]);
-      // The node just before this one, if its name resolves to it (not a duplicate name).
-      previous_ = i > 0 && lastInserted_ == i - 1 ? static_cast<NodeId>(i - 1) : kNoNode;
-      lastInserted_ = index_.insertHashed(static_cast<NodeId>(i), ahead[i % kLookahead]);
-      if (i + kLookahead < n) {
-        ahead[i % kLookahead] = hashName(graph_.nodes[i + kLookahead].name);
-        index_.prefetch(ahead[i % kLookahead]);
-      }
+      current_ = static_cast<NodeId>(i);
       visit(static_cast<NodeId>(i));
     }
     return std::move(info_);
   }
 
  private:
-  NodeId resolve(std::string_view name) const { return index_.find(name); }
+  // The node a reference inside the node being visited names (kNoNode if none before it: only
+  // an invalid program names a later node or none). Three ways, cheapest first:
+  // - its definition hint (Arg::definitionHint), which the text reader and the generators set:
+  //   one name comparison, where a hash index over 10^6 names costs a cache miss per insertion
+  //   and per lookup;
+  // - the node just before, which most arguments name (chains of ops);
+  // - the name index, built only when a reference needs it (a program built without hints, or
+  //   edited since), from the nodes before the one being visited.
+  // The analysis takes a valid program (unique names), so the three agree.
+  NodeId resolveUse(const Arg& ref) {
+    if (const NodeId hinted = hintedDefinition(graph_, ref, current_, kNoNode); hinted != kNoNode) return hinted;
+    if (current_ > 0 && sameName(graph_.nodes[current_ - 1].name, ref.text)) return current_ - 1;
+    return lookUp(ref.text);
+  }
+
+  // `name` in the index of the nodes before the visited one; the index catches up first.
+  NodeId lookUp(std::string_view name) {
+    if (!index_) index_.emplace(NodeName{&graph_}, graph_.nodes.size());
+    for (; indexed_ < current_; ++indexed_) index_->insert(indexed_);
+    return index_->find(name);
+  }
 
   static void prefetchArgs(const Node& node) {
     if (node.args.empty()) return;
@@ -219,21 +222,12 @@ class AliasBuilder {
 
 
   // Every node referenced inside `arg`, in order (list and tuple arguments flattened).
-  void collectRefs(const Arg& arg, std::vector<NodeId>& out) const {
+  void collectRefs(const Arg& arg, std::vector<NodeId>& out) {
     if (arg.kind == Arg::Kind::Ref) {
-      if (NodeId id = resolveUse(arg.text); id != kNoNode) out.push_back(id);
+      if (NodeId id = resolveUse(arg); id != kNoNode) out.push_back(id);
     } else if (arg.isSequence()) {
-      forEachRef(arg, [&](const std::string& name) {
-        if (NodeId id = resolveUse(name); id != kNoNode) out.push_back(id);
-      });
+      for (const Arg& item : arg.items) collectRefs(item, out);
     }
-  }
-
-  // resolve() for a use inside the node being visited. Most arguments name the node just
-  // before (chains of ops), which a comparison of two short names finds without hashing.
-  NodeId resolveUse(std::string_view name) const {
-    if (previous_ != kNoNode && sameName(graph_.nodes[previous_].name, name)) return previous_;
-    return resolve(name);
   }
 
   // Every node the node uses into refs_, in order (args, then kwargs; lists flattened), each
@@ -355,7 +349,7 @@ class AliasBuilder {
     switch (node.op) {
       case NodeOp::Placeholder:
       case NodeOp::GetAttr:
-        if (!node.args.empty() && node.args[0].isRef()) info_.nodes_[n].firstArg = resolve(node.args[0].text);
+        if (!node.args.empty() && node.args[0].isRef()) info_.nodes_[n].firstArg = resolveUse(node.args[0]);
         roots_.push_back(n);
         info_.rootSpan_[n] = commitRoots(roots_);
         finish(n, false);
@@ -368,7 +362,7 @@ class AliasBuilder {
         info_.output_ = n;
         const std::span<const Arg> values = graph_.returnedArgs();
         info_.returned_.reserve(info_.returned_.size() + values.size());
-        for (const Arg& a : values) info_.returned_.push_back(a.isRef() ? resolve(a.text) : kNoNode);
+        for (const Arg& a : values) info_.returned_.push_back(a.isRef() ? resolveUse(a) : kNoNode);
         return;
       }
       case NodeOp::CallModule:
@@ -381,7 +375,7 @@ class AliasBuilder {
 
     const TargetInfo& target = targetInfo(node);
     if (target.getitem) {
-      if (!node.args.empty() && node.args[0].isRef()) info_.nodes_[n].firstArg = resolve(node.args[0].text);
+      if (!node.args.empty() && node.args[0].isRef()) info_.nodes_[n].firstArg = resolveUse(node.args[0]);
       getitem(n, node);
       return;
     }
@@ -503,9 +497,9 @@ class AliasBuilder {
   const SchemaTable& schemas_;
   AliasOptions options_;
   AliasInfo info_;
-  NodeIndex index_;
-  NodeId previous_ = kNoNode;      // see resolveUse
-  NodeId lastInserted_ = kNoNode;  // what the last inserted name maps to
+  NodeId current_ = 0;                // the node being visited
+  std::optional<NodeIndex> index_;    // names of nodes [0, indexed_): see lookUp
+  NodeId indexed_ = 0;
   std::vector<TargetInfo> targets_;
   FlatNameIndex<TargetName> targetIndex_;  // target -> first entry in targets_
   std::array<CachedTarget, kTargetCacheSlots> targetCache_{};  // see targetInfo

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <optional>
 #include <span>
@@ -39,6 +40,7 @@ struct Arg {
   Kind kind = Kind::None;
   // The scalar of a Bool, Int or Float argument; read only the member its kind names. One
   // union, because every node's arguments are copied and read by passes over 10^6 nodes.
+  // A Ref keeps its definition hint in `integer` (see definitionHint()).
   union {
     std::int64_t integer = 0;
     bool boolean;
@@ -51,16 +53,15 @@ struct Arg {
   // By kind: a program copy copies every argument, and most are references, whose empty
   // `items` a member-wise copy would still construct and check.
   Arg(const Arg& other) : kind(other.kind) {
+    // The scalar, or a Ref's definition hint: whichever member is live, as its 8 bytes.
+    std::memcpy(&integer, &other.integer, sizeof integer);
     switch (kind) {
-      case Kind::None: break;
-      case Kind::Bool: boolean = other.boolean; break;
-      case Kind::Int: integer = other.integer; break;
-      case Kind::Float: real = other.real; break;
       case Kind::String:
       case Kind::Ref:
       case Kind::Token: text = other.text; break;
       case Kind::List:
       case Kind::Tuple: items = other.items; break;
+      default: break;
     }
   }
   Arg(Arg&&) noexcept = default;
@@ -76,13 +77,32 @@ struct Arg {
   static Arg ofInt(std::int64_t v) { Arg a; a.kind = Kind::Int; a.integer = v; return a; }
   static Arg ofFloat(double v) { Arg a; a.kind = Kind::Float; a.real = v; return a; }
   static Arg ofString(std::string v) { Arg a; a.kind = Kind::String; a.text = std::move(v); return a; }
-  static Arg ref(std::string node) { Arg a; a.kind = Kind::Ref; a.text = std::move(node); return a; }
+  static Arg ref(std::string node, std::int64_t definitionHint = kNoDefinitionHint) {
+    Arg a;
+    a.kind = Kind::Ref;
+    a.integer = definitionHint;
+    a.text = std::move(node);
+    return a;
+  }
   static Arg token(std::string v) { Arg a; a.kind = Kind::Token; a.text = std::move(v); return a; }
   static Arg list(std::vector<Arg> v) { Arg a; a.kind = Kind::List; a.items = std::move(v); return a; }
   static Arg tuple(std::vector<Arg> v) { Arg a; a.kind = Kind::Tuple; a.items = std::move(v); return a; }
 
   bool isRef() const { return kind == Kind::Ref; }
   bool isSequence() const { return kind == Kind::List || kind == Kind::Tuple; }
+
+  // A reference's definition hint: the index in its graph of the node it names, as the producer
+  // found it (the text reader and the generators resolve every name as they build the graph),
+  // or kNoDefinitionHint. Programs refer to nodes by name, and on 10^6 nodes resolving names
+  // through a hash index costs a cache miss per name; a hint costs one name comparison. It is
+  // only a hint: no part of the value (== ignores it), possibly stale (an edit that moves nodes
+  // leaves it behind), so a consumer uses it only after finding the name at that index
+  // (resolveByHint) and otherwise resolves the name as usual.
+  static constexpr std::int64_t kNoDefinitionHint = -1;
+  std::int64_t definitionHint() const { return isRef() ? integer : kNoDefinitionHint; }
+  void setDefinitionHint(std::int64_t index) {
+    if (isRef()) integer = index;
+  }
 
   friend bool operator==(const Arg& a, const Arg& b);
 };

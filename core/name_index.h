@@ -85,6 +85,17 @@ inline bool sameName(std::string_view a, std::string_view b) {
   return true;
 }
 
+// The node `ref` names, by its definition hint (Arg::definitionHint): the hinted index if it is
+// below `before` (a use names an earlier node) and the node there has that name, else `none`
+// (no hint, or a stale one: resolve the name through an index). In a valid program names are
+// unique, so a confirmed hint is the name's only definition.
+inline std::uint32_t hintedDefinition(const Graph& graph, const Arg& ref, std::size_t before, std::uint32_t none) {
+  const std::int64_t hint = ref.definitionHint();
+  if (hint < 0 || static_cast<std::uint64_t>(hint) >= before || static_cast<std::uint64_t>(hint) >= graph.nodes.size())
+    return none;
+  return sameName(graph.nodes[static_cast<std::size_t>(hint)].name, ref.text) ? static_cast<std::uint32_t>(hint) : none;
+}
+
 // Starts loading a node that a pass over the graph will reach soon. Passes over 10^6 nodes
 // stream them from memory; a Node spans several cache lines, which the hardware prefetchers do
 // not reliably follow.

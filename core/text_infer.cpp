@@ -8,6 +8,7 @@
 // output whose value is the copy's source, placed first (export's convention: mutations before
 // user outputs).
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -49,8 +50,6 @@ InputSpec specFromName(const std::string& nodeName, const std::string& printedNa
 // the get_attr is a mutated buffer. It becomes a BUFFER placeholder (keeping its code name, so
 // no reference changes) moved in front of the other placeholders, where export puts buffers.
 void liftMutatedAttributes(Graph& graph, InferenceHints& hints) {
-  std::unordered_map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < graph.nodes.size(); ++i) index.emplace(graph.nodes[i].name, i);
   std::set<std::string> written;
   for (std::size_t i = graph.nodes.size(); i-- > 0;) {
     const Node& node = graph.nodes[i];
@@ -60,8 +59,10 @@ void liftMutatedAttributes(Graph& graph, InferenceHints& hints) {
   }
   std::vector<Node> lifted;
   std::vector<Node> rest;
+  std::vector<bool> isLifted(graph.nodes.size(), false);
   for (Node& node : graph.nodes) {
     if (node.op == NodeOp::GetAttr && written.count(node.name)) {
+      isLifted[lifted.size() + rest.size()] = true;
       InputSpec spec;
       spec.kind = InputKind::Buffer;
       spec.name = node.name;
@@ -79,8 +80,21 @@ void liftMutatedAttributes(Graph& graph, InferenceHints& hints) {
     graph.nodes = std::move(rest);
     return;
   }
+  // The references' definition hints (Arg::definitionHint) follow their nodes to the new order.
+  std::vector<std::int64_t> movedTo(isLifted.size());
+  std::int64_t front = 0, back = static_cast<std::int64_t>(lifted.size());
+  for (std::size_t i = 0; i < isLifted.size(); ++i) movedTo[i] = isLifted[i] ? front++ : back++;
+  std::function<void(Arg&)> follow = [&](Arg& a) {
+    const std::int64_t hint = a.definitionHint();
+    if (hint >= 0 && static_cast<std::size_t>(hint) < movedTo.size()) a.setDefinitionHint(movedTo[static_cast<std::size_t>(hint)]);
+    for (Arg& item : a.items) follow(item);
+  };
   for (Node& node : rest) lifted.push_back(std::move(node));
   graph.nodes = std::move(lifted);
+  for (Node& node : graph.nodes) {
+    for (Arg& a : node.args) follow(a);
+    for (auto& kv : node.kwargs) follow(kv.second);
+  }
 }
 
 std::vector<InputSpec> inferInputs(const Graph& graph, const InferenceHints& hints) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -28,15 +29,16 @@ class ScaledBuilder {
     n.name = std::move(name);
     n.target = targets_(target);  // one block per op, as the text reader gives
     n.args = std::move(args);
+    for (Arg& a : n.args) hint(a);
     n.typeText = type;
-    p_.graph.nodes.push_back(std::move(n));
+    define(std::move(n));
   }
   void mutation(const std::string& value, const std::string& fqn) {
-    returned_.push_back(Arg::ref(value));
+    returned_.push_back(hinted(value));
     p_.signature.outputs.push_back({OutputKind::BufferMutation, value, fqn});
   }
   void userOutput(const std::string& value) {
-    userReturned_.push_back(Arg::ref(value));
+    userReturned_.push_back(hinted(value));
     userSpecs_.push_back({OutputKind::UserOutput, value, ""});
   }
   std::size_t size() const { return p_.graph.nodes.size(); }
@@ -59,9 +61,24 @@ class ScaledBuilder {
     n.op = NodeOp::Placeholder;
     n.target = name;
     n.typeText = "f32[4]";
+    define(std::move(n));
+  }
+  void define(Node n) {
+    definedAt_.emplace(n.name, p_.graph.nodes.size());
     p_.graph.nodes.push_back(std::move(n));
   }
+  // References carry their definitions (Arg::definitionHint), as the text reader gives them.
+  Arg hinted(const std::string& name) const {
+    auto it = definedAt_.find(name);
+    return Arg::ref(name, it == definedAt_.end() ? Arg::kNoDefinitionHint : static_cast<std::int64_t>(it->second));
+  }
+  void hint(Arg& a) const {
+    if (a.isRef()) a = hinted(a.text);
+    else if (a.isSequence())
+      for (Arg& item : a.items) hint(item);
+  }
   Program p_;
+  std::unordered_map<std::string, std::size_t> definedAt_;
   TargetInterner targets_;
   std::vector<Arg> returned_, userReturned_;
   std::vector<OutputSpec> userSpecs_;

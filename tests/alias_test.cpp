@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <map>
 #include <string>
 #include <utility>
@@ -15,6 +17,9 @@
 #include "core/alias.h"
 #include "core/placement.h"
 #include "core/schema.h"
+#include "gen/generator.h"
+#include "gen/scaled.h"
+#include "tests/testing.h"
 
 namespace wb {
 namespace {
@@ -416,6 +421,80 @@ TEST(Alias, ScalesLinearlyOnLongChains) {
   Analysed a = analyse(b.done({prev}));
   EXPECT_EQ(a.roots(prev), Names{"b_s"});
   EXPECT_EQ(a.info.lastWriter(0).node, a.id(prev));
+}
+
+// Everything the analysis says of every node, as text: two analyses agree iff these are equal.
+std::string describe(const AliasInfo& info) {
+  std::string out;
+  auto ids = [&](auto range, auto field) {
+    for (const auto& x : range) out += std::to_string(field(x)) + ",";
+    out += ";";
+  };
+  for (NodeId n = 0; n < info.nodeCount(); ++n) {
+    out += std::to_string(n) + ":";
+    ids(info.rootsOf(n), [](RootId r) { return r; });
+    ids(info.reads(n), [](const RootAccess& a) { return std::uint64_t{a.root} << 32 | a.via; });
+    ids(info.writes(n), [](const RootAccess& a) { return std::uint64_t{a.root} << 32 | a.via; });
+    for (std::int64_t e = 0; e < 3; ++e) ids(info.elementRootsOf(n, e), [](RootId r) { return r; });
+    out += std::to_string(info.firstArg(n)) + "," + std::to_string(info.isConservative(n)) + "," +
+           std::to_string(info.isInplaceKind(n)) + "," + std::to_string(info.lastReader(n).node) + "," +
+           std::to_string(info.lastReader(n).via) + "," + std::to_string(info.lastWriter(n).node) + "," +
+           std::to_string(info.lastWriter(n).via) + "\n";
+  }
+  ids(info.returned(), [](NodeId v) { return v; });
+  return out + std::to_string(info.outputNode());
+}
+
+// Sets the definition hint of every reference in `arg` to hintOf(its correct index).
+template <typename F>
+void rehint(const Graph& graph, Arg& arg, F hintOf) {
+  if (arg.isRef()) {
+    const std::optional<std::size_t> at = graph.indexOf(arg.text);
+    arg = Arg::ref(arg.text, hintOf(at ? static_cast<std::int64_t>(*at) : -1));
+  } else if (arg.isSequence()) {
+    for (Arg& item : arg.items) rehint(graph, item, hintOf);
+  }
+}
+template <typename F>
+Program rehinted(Program p, F hintOf) {
+  const Graph original = p.graph;
+  for (Node& node : p.graph.nodes) {
+    for (Arg& a : node.args) rehint(original, a, hintOf);
+    for (auto& kv : node.kwargs) rehint(original, kv.second, hintOf);
+  }
+  return p;
+}
+
+// The hints (Arg::definitionHint) only spare name lookups: right, missing, stale, pointing at a
+// later node, at the node itself or past the graph, they leave every result as it was. Over
+// the corpus (read from text: every reference hinted) and generated programs (no hints).
+TEST(Alias, DefinitionHintsChangeNoResult) {
+  std::vector<Program> programs;
+  for (const auto& file : testing::filesUnder(testing::corpusDir()))
+    if (file.string().find("/crashes/") == std::string::npos) programs.push_back(testing::loadProgram(file));
+  for (std::uint64_t seed = 1; seed <= 150; ++seed) programs.push_back(gen::generateFromSeed(seed));
+  programs.push_back(gen::decoderProgram(600, 20));
+  ASSERT_GT(programs.size(), 200u);
+  std::size_t hinted = 0;
+  for (const Program& p : programs) {
+    const SchemaTable table = schemasFor(p, builtinSchemas());
+    const std::string right = describe(analyzeAliases(rehinted(p, [](std::int64_t at) { return at; }), table));
+    const std::int64_t n = static_cast<std::int64_t>(p.graph.nodes.size());
+    const std::vector<std::function<std::int64_t(std::int64_t)>> wrong = {
+        [](std::int64_t) { return Arg::kNoDefinitionHint; },
+        [](std::int64_t) { return std::int64_t{0}; },
+        [](std::int64_t at) { return at + 1; },           // the next node: maybe the user itself, or later
+        [n](std::int64_t at) { return n - 1 - at; },      // anywhere
+        [n](std::int64_t) { return n; },                  // past the graph
+        [](std::int64_t) { return std::int64_t{1} << 40; },
+    };
+    for (std::size_t w = 0; w < wrong.size(); ++w)
+      EXPECT_EQ(describe(analyzeAliases(rehinted(p, wrong[w]), table)), right) << "hint variant " << w;
+    EXPECT_EQ(describe(analyzeAliases(p, table)), right);  // as read or generated
+    for (const Node& node : p.graph.nodes)
+      for (const Arg& a : node.args) hinted += a.isRef() && a.definitionHint() >= 0;
+  }
+  EXPECT_GT(hinted, 1000u);  // the corpus, read from text, carries hints
 }
 
 }  // namespace

@@ -30,6 +30,24 @@ TEST(ScaledShapes, ValidateWithTheRequestedSizes) {
   }
 }
 
+// Like the text reader, the builder gives every reference the index of its definition
+// (Arg::definitionHint): the benchmark places programs as a user's printout would arrive.
+TEST(ScaledShapes, ReferencesCarryTheIndexOfTheirDefinition) {
+  for (const Program& p : {gen::chainProgram(300, 10), gen::decoderProgram(300, 10)}) {
+    std::size_t refs = 0;
+    auto check = [&](const Arg& a, auto& self) -> void {
+      if (a.isRef()) {
+        ++refs;
+        EXPECT_EQ(a.definitionHint(), static_cast<std::int64_t>(p.graph.indexOf(a.text).value())) << a.text;
+      }
+      for (const Arg& item : a.items) self(item, self);
+    };
+    for (const Node& node : p.graph.nodes)
+      for (const Arg& a : node.args) check(a, check);
+    EXPECT_GT(refs, 300u);
+  }
+}
+
 TEST(ScaledShapes, EarlyPlacesTheChainsExactlyAsPr20744) {
   for (auto [nodes, buffers] : {std::pair<std::size_t, std::size_t>{40, 4}, {1000, 10}, {3000, 300}}) {
     const Program p = gen::chainProgram(nodes, buffers);

@@ -77,6 +77,22 @@ TEST(Node, TheListsMostNodesLeaveEmptyCostOnePointerEach) {
   EXPECT_EQ(copy.shareAllocArgIndex(), 0);
 }
 
+TEST(Arg, ADefinitionHintTravelsWithItsReferenceButIsNoPartOfItsValue) {
+  const Arg hinted = Arg::ref("x", 3);
+  EXPECT_EQ(hinted.definitionHint(), 3);
+  EXPECT_EQ(Arg::ref("x").definitionHint(), Arg::kNoDefinitionHint);
+  EXPECT_EQ(hinted, Arg::ref("x"));  // == compares the name only
+  EXPECT_NE(hinted, Arg::ref("y", 3));
+  const Arg copy = hinted;  // copies keep it (a copied program keeps its hints)
+  EXPECT_EQ(copy.definitionHint(), 3);
+  Arg assigned;
+  assigned = hinted;
+  EXPECT_EQ(assigned.definitionHint(), 3);
+  // Other kinds have none, whatever their payload.
+  EXPECT_EQ(Arg::ofInt(3).definitionHint(), Arg::kNoDefinitionHint);
+  EXPECT_EQ(Arg::ofString("x").definitionHint(), Arg::kNoDefinitionHint);
+}
+
 TEST(SharedString, CopiesShareOneBlockAndCompareLikeStrings) {
   SharedString a = "aten::add.Tensor";
   SharedString b = a;

@@ -2,6 +2,7 @@
 // printouts of corpus/real (shared/real-graphs and more) read to the expected structure.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 
 #include "core/text.h"
@@ -271,6 +272,30 @@ TEST(Targets, PrintingInvertsNormalisation) {
   for (std::string t : {"aten::add.Tensor", "aten::copy_", "higher_order::cond", "executorch_call_delegate",
                         "my_ops::mystery", "llama::update_cache", "operator.getitem"})
     EXPECT_EQ(normaliseTarget(printTarget(t)), t);
+}
+
+// Every reference names the index of its definition (Arg::definitionHint), which the reader
+// knows as it builds the graph, nested list elements and the output tuple included.
+TEST(Args, ReferencesCarryTheIndexOfTheirDefinition) {
+  for (const std::string name : {"02-sig-docstring-functional-buffer-mutation.txt",
+                                 "19-pt-functionalize-index_put-on-view-copy_.txt", "h1-ep-module-code-batchnorm.txt"}) {
+    const std::filesystem::path path = testing::realGraphsDir() / name;
+    ASSERT_TRUE(std::filesystem::exists(path)) << path;
+    const Program p = testing::loadProgram(path);
+    std::size_t refs = 0;
+    std::function<void(const Arg&)> check = [&](const Arg& a) {
+      if (a.isRef()) {
+        ++refs;
+        EXPECT_EQ(a.definitionHint(), static_cast<std::int64_t>(p.graph.indexOf(a.text).value())) << a.text;
+      }
+      for (const Arg& item : a.items) check(item);
+    };
+    for (const Node& node : p.graph.nodes) {
+      for (const Arg& a : node.args) check(a);
+      for (const auto& kv : node.kwargs) check(kv.second);
+    }
+    EXPECT_GT(refs, 3u) << name;
+  }
 }
 
 TEST(Args, PythonFloatFormatting) {
