@@ -250,4 +250,30 @@ class FlatNameIndex {
   std::size_t size_ = 0;
 };
 
+// Gives every reference in `graph` its definition hint (Arg::definitionHint): the index of the
+// first node of that name before the node using it, or none. For producers that build a graph
+// by name and learn the nodes' places only at the end (gen::ProgramBuilder); the text reader
+// knows them as it reads.
+inline void hintDefinitions(Graph& graph) {
+  struct NameOf {
+    const Graph* graph;
+    std::string_view operator()(std::uint32_t id) const { return graph->nodes[id].name; }
+  };
+  FlatNameIndex<NameOf> index(NameOf{&graph}, graph.nodes.size());
+  auto hint = [&](Arg& a, std::size_t user, auto& self) -> void {
+    if (a.isRef()) {
+      const std::uint32_t at = index.find(a.text);
+      a.setDefinitionHint(at != index.kNone && at < user ? at : Arg::kNoDefinitionHint);
+    } else if (a.isSequence()) {
+      for (Arg& item : a.items) self(item, user, self);
+    }
+  };
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    Node& node = graph.nodes[i];
+    for (Arg& a : node.args) hint(a, i, hint);
+    for (auto& kv : node.kwargs) hint(kv.second, i, hint);
+    index.insert(static_cast<std::uint32_t>(i));
+  }
+}
+
 }  // namespace wb

@@ -4,6 +4,8 @@
 #include <array>
 #include <stdexcept>
 
+#include "core/name_index.h"
+
 namespace wb::gen {
 
 namespace {
@@ -221,6 +223,9 @@ Program ProgramBuilder::finish() const {
   out.target = "output";
   out.args = {Arg::tuple(returned_)};
   program.graph.nodes.push_back(std::move(out));
+  // References by index as well as by name, as the text reader gives them: the analyses of
+  // every check then compare a name instead of looking it up.
+  hintDefinitions(program.graph);
   program.signature.inputs = inputs_;
   program.signature.outputs = outputs_;
   program.schemas = declared_;

@@ -104,6 +104,27 @@ TEST(GenGenerator, SameSeedSameText) {
   EXPECT_NE(writeProgram(generateFromSeed(5)), writeProgram(generateFromSeed(6)));
 }
 
+// The builder hands out programs as the text reader does: every reference carries the index of
+// its definition (Arg::definitionHint), so no analysis of a check looks a name up.
+TEST(GenGenerator, ReferencesCarryTheIndexOfTheirDefinition) {
+  std::size_t refs = 0;
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    const Program p = generateFromSeed(seed);
+    auto check = [&](const Arg& a, auto& self) -> void {
+      if (a.isRef()) {
+        ++refs;
+        EXPECT_EQ(a.definitionHint(), static_cast<std::int64_t>(p.graph.indexOf(a.text).value())) << a.text;
+      }
+      for (const Arg& item : a.items) self(item, self);
+    };
+    for (const Node& node : p.graph.nodes) {
+      for (const Arg& a : node.args) check(a, check);
+      for (const auto& kv : node.kwargs) check(kv.second, check);
+    }
+  }
+  EXPECT_GT(refs, 1000u);
+}
+
 TEST(GenGenerator, SeededProgramsAreValidAndRoundTrip) {
   const SchemaTable builtins = builtinSchemas();
   for (GenMode mode : {GenMode::Realistic, GenMode::Adversarial}) {
