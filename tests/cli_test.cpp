@@ -136,6 +136,29 @@ TEST(CliPlan, EarlyNeverNeedsMorePeakMemoryAndWritesAnSvg) {
   std::filesystem::remove(svg);
 }
 
+// Issue 3's acceptance: `place --explain` and `plan` work on every program of the corpus: exit 0,
+// an explanation per copy (each placed copy is named in the output), and an SVG chart.
+TEST(CliPlan, PlaceExplainAndPlanWorkOnEveryCorpusProgram) {
+  const auto svg = std::filesystem::temp_directory_path() / ("wbcheck_cli_all_" + std::to_string(::getpid()) + ".svg");
+  std::size_t files = 0;
+  for (const auto& path : wb::testing::filesUnder(wb::testing::corpusDir())) {
+    ++files;
+    CliRun placed = wbcheck("place " + path.string() + " --explain");
+    EXPECT_EQ(placed.exitCode, 0) << path << "\n" << placed.err;
+    CliRun json = wbcheck("place " + path.string() + " --explain --json");
+    ASSERT_EQ(json.exitCode, 0) << path << "\n" << json.err;
+    for (const auto& copy : nlohmann::json::parse(json.out)["copies"]) {
+      EXPECT_FALSE(copy["why"].get<std::string>().empty()) << path;
+      EXPECT_NE(placed.out.find(copy["copy"].get<std::string>()), std::string::npos) << path;
+    }
+    CliRun plan = wbcheck("plan " + path.string() + " --svg " + svg.string());
+    EXPECT_EQ(plan.exitCode, 0) << path << "\n" << plan.err;
+    EXPECT_NE(wb::testing::readFile(svg).find("</svg>"), std::string::npos) << path;
+    std::filesystem::remove(svg);
+  }
+  EXPECT_GT(files, 50u);
+}
+
 TEST(CliGen, TheSameSeedGivesTheSameProgram) {
   CliRun a = wbcheck("gen --seed 42"), b = wbcheck("gen --seed 42"), c = wbcheck("gen --seed 43");
   ASSERT_EQ(a.exitCode, 0);
