@@ -465,6 +465,19 @@ std::int64_t wrapIndex(std::uint64_t value, std::int64_t size) {
   return v < 0 ? v + size : v;
 }
 
+// Whether a kernel's computation needs its output zeroed first: Reduce adds into it, an
+// Assemble without its self writes only its pieces' positions, and the index kernels that
+// fill out[e] for e < mapCount leave the rest. The others write all outSize elements.
+bool kernelReadsZeroedOut(const Step& k) {
+  switch (k.compute) {
+    case Compute::Reduce: return true;
+    case Compute::Assemble: return !k.flag;
+    case Compute::IndexTensor:
+    case Compute::IndexSelect: return k.mapCount < k.outSize;
+    default: return false;
+  }
+}
+
 // One kernel: operands (contiguous ones read in place), the computation into st.out, the
 // result scattered into dest. The result goes through a scratch buffer, so a kernel may write
 // storage it reads (in-place ops).
@@ -480,8 +493,12 @@ void runKernel(const ElementProgram& p, const Step& k, RunState& st) {
       st.inputs[i] = elementsOf(p, st, op.span, st.in[i]);
     }
   }
-  st.out.assign(k.outSize, 0);
+  // Zeroed only for the computes that may leave an element unwritten or add into it: every
+  // other one writes all outSize elements (zeroing them first was a fill per kernel per run).
+  // st.out only grows: its first outSize elements are the result.
+  if (st.out.size() < k.outSize) st.out.resize(k.outSize);
   std::uint64_t* o = st.out.data();
+  if (kernelReadsZeroedOut(k)) std::fill_n(o, k.outSize, 0);
   const std::uint64_t* const* in = st.inputs.data();
   const std::size_t n = k.outSize;
   const std::uint32_t* mapA = p.offsets.data() + k.mapA;
@@ -2934,17 +2951,23 @@ void runObserved(const std::shared_ptr<const ElementProgram>& program, std::span
   static_cast<RunScratch&>(st) = std::move(scratch);  // borrowed: handed back below
   st.seed = inputs.seed;
   st.inputSet = inputs.index;
-  st.arena.assign(exe.arenaSize, 0);
-  st.opaque.assign(exe.opaqueSlots, 0);
   if (nodeHashes) nodeHashes->assign(exe.nodeStepEnd.size(), 0);
   std::size_t s = 0;
-  if (!nodeHashes && exe.forkedFrom)
-    if (const ForkState* from = findForkState(st, exe.forkedFrom.get(), exe.forkedAt.step, inputs)) {
-      std::copy(from->arena.begin(), from->arena.end(), st.arena.begin());
-      std::copy(from->opaque.begin(), from->opaque.end(), st.opaque.begin());
-      s = exe.forkedAt.step;
-      ++st.runsFromForkStates;
-    }
+  const ForkState* from =
+      !nodeHashes && exe.forkedFrom ? findForkState(st, exe.forkedFrom.get(), exe.forkedAt.step, inputs) : nullptr;
+  // The arena and the opaque slots start as zeros, or as the fork state up to the fork point
+  // and zeros after it (the state's part is not zeroed first).
+  const std::size_t arenaKept = from ? from->arena.size() : 0, opaqueKept = from ? from->opaque.size() : 0;
+  st.arena.resize(exe.arenaSize);
+  st.opaque.resize(exe.opaqueSlots);
+  if (from) {
+    std::copy(from->arena.begin(), from->arena.end(), st.arena.begin());
+    std::copy(from->opaque.begin(), from->opaque.end(), st.opaque.begin());
+    s = exe.forkedAt.step;
+    ++st.runsFromForkStates;
+  }
+  std::fill(st.arena.begin() + static_cast<std::ptrdiff_t>(arenaKept), st.arena.end(), 0);
+  std::fill(st.opaque.begin() + static_cast<std::ptrdiff_t>(opaqueKept), st.opaque.end(), 0);
   const std::vector<ElementProgram::ForkPoint>& forkPoints = exe.forkPoints;
   std::size_t fork = 0;  // the next of forkPoints
   while (fork < forkPoints.size() && forkPoints[fork].step < s) ++fork;
