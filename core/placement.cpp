@@ -130,13 +130,17 @@ WriteBackSelection selectWriteBacks(const Program& program, const AliasInfo& ali
   return selection;
 }
 
-PlacedProgram placeEnd(const Program& program, const SchemaTable& schemas) {
+namespace {
+
+// placeEnd, and with `keepInput` placeEndKeepingInput.
+PlacedProgram placeEndImpl(const Program& program, const SchemaTable& schemas, bool keepInput) {
   const AliasInfo aliases = analyzeAliases(program, schemas);
   WriteBackSelection selection = selectWriteBacks(program, aliases);
   PlacedProgram placed;
   placed.skipped = std::move(selection.skipped);
   if (selection.writeBacks.empty() || aliases.outputNode() == kNoNode) {
-    placed.program = program;
+    if (keepInput) placed.keptInput = true;
+    else placed.program = program;
     return placed;
   }
   std::vector<CopyInsertion> requests;
@@ -156,6 +160,16 @@ PlacedProgram placeEnd(const Program& program, const SchemaTable& schemas) {
   return placed;
 }
 
+}  // namespace
+
+PlacedProgram placeEnd(const Program& program, const SchemaTable& schemas) {
+  return placeEndImpl(program, schemas, false);
+}
+
+PlacedProgram placeEndKeepingInput(const Program& program, const SchemaTable& schemas) {
+  return placeEndImpl(program, schemas, true);
+}
+
 PlacedProgram place(const Program& program, Placement placement, const SchemaTable& schemas) {
   switch (placement) {
     case Placement::Early: return placeEarly(program, schemas);
@@ -165,6 +179,14 @@ PlacedProgram place(const Program& program, Placement placement, const SchemaTab
     case Placement::Draft13857: return placeDraft13857(program, schemas);
   }
   return placeEarly(program, schemas);
+}
+
+PlacedProgram placeKeepingInput(const Program& program, Placement placement, const SchemaTable& schemas) {
+  switch (placement) {
+    case Placement::Early: return placeEarlyKeepingInput(program, schemas);
+    case Placement::End: return placeEndKeepingInput(program, schemas);
+    default: return place(program, placement, schemas);
+  }
 }
 
 PlacedProgram place(Program&& program, Placement placement, const SchemaTable& schemas) {

@@ -418,10 +418,11 @@ void nameCopiesInOutputOrder(RewriteResult& rewritten, const std::vector<CopyIns
 }
 
 // placeEarly for both overloads of place(): `kConsume` moves the input's nodes into the result
-// (the caller passed an rvalue); otherwise each node is copied exactly once.
+// (the caller passed an rvalue); otherwise each node is copied exactly once. `keepInput`: a
+// plan without copies leaves the result's program empty (PlacedProgram::keptInput).
 template <bool kConsume>
 PlacedProgram placeEarlyImpl(std::conditional_t<kConsume, Program&, const Program&> program,
-                             const SchemaTable& schemas) {
+                             const SchemaTable& schemas, bool keepInput = false) {
   auto take = [](auto& field) -> decltype(auto) {
     if constexpr (kConsume) return std::move(field); else return field;
   };
@@ -430,7 +431,8 @@ PlacedProgram placeEarlyImpl(std::conditional_t<kConsume, Program&, const Progra
   PlacedProgram placed;
   placed.skipped = std::move(plan.skipped);
   if (plan.copies.empty()) {
-    placed.program = take(program);
+    if (keepInput) placed.keptInput = true;
+    else placed.program = take(program);
     return placed;
   }
   const PlanNames names(program.graph, plan);
@@ -529,6 +531,10 @@ PlacedProgram placeEarly(const Program& program, const SchemaTable& schemas) {
 
 PlacedProgram placeEarly(Program&& program, const SchemaTable& schemas) {
   return placeEarlyImpl<true>(program, schemas);
+}
+
+PlacedProgram placeEarlyKeepingInput(const Program& program, const SchemaTable& schemas) {
+  return placeEarlyImpl<false>(program, schemas, true);
 }
 
 }  // namespace wb

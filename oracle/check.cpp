@@ -138,9 +138,11 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
     report.error = formatAll(errors);
     return report;
   }
-  PlacedProgram placed = place(program, options.placement, schemas);
+  // Where the placement leaves the program as it is, it says so (keptInput) rather than
+  // copying it, and the program is the placed program.
+  PlacedProgram placed = placeKeepingInput(program, options.placement, schemas);
   if (placed.failure) report.placementFailure = placed.failure;
-  const Program* placedProgram = placed.failure ? nullptr : &placed.program;
+  const Program* placedProgram = placed.failure ? nullptr : placed.keptInput ? &program : &placed.program;
   // A placement that leaves the program as it is (no write-back to place: about a third of
   // generated programs) gives a placed program whose validation, analysis, compiles and runs
   // would repeat the program's own: it is valid (the program is), and its executables behave
@@ -148,7 +150,7 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
   // leaving out the end writes, which the Placed ending does not apply, and the end writes
   // only add compile errors, which the reference compile reports first). So its placed run is
   // the reference run's third ending.
-  const bool placedIsReference = placedProgram && *placedProgram == program;
+  const bool placedIsReference = placedProgram && (placed.keptInput || *placedProgram == program);
   if (placedProgram && !placedIsReference)
     if (std::vector<Diagnostic> errors = validate(*placedProgram); !errors.empty()) {
       report.placementFailure = "the placed program is invalid: " + formatAll(errors);
