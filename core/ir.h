@@ -212,7 +212,8 @@ struct Node {
   // The value of meta `_share_alloc_with_arg_idx`, if present and a valid integer.
   std::optional<int> shareAllocArgIndex() const;
 
-  friend bool operator==(const Node&, const Node&) = default;
+  // Every field equal (see ir.cpp for the order they are compared in).
+  friend bool operator==(const Node& a, const Node& b);
 };
 
 struct Graph {
