@@ -93,6 +93,32 @@ TEST(Arg, ADefinitionHintTravelsWithItsReferenceButIsNoPartOfItsValue) {
   EXPECT_EQ(Arg::ofString("x").definitionHint(), Arg::kNoDefinitionHint);
 }
 
+// Node== is written out (it compares the fields in its own order): every field counts.
+TEST(Node, EqualityComparesEveryField) {
+  const Node base = Node::call("add_1", "aten::add.Tensor", {Arg::ref("x"), Arg::ofInt(2)},
+                               {{"alpha", Arg::ofInt(1)}}, "f32[4, 8]", NodeMeta{{"_share_alloc_with_arg_idx", "0"}});
+  EXPECT_EQ(base, Node(base));
+  std::vector<Node> changed(7, base);
+  changed[0].name = "add_2";
+  changed[1].target = "aten::sub.Tensor";
+  changed[2].args[0] = Arg::ref("y");
+  changed[3].kwargs[0].second = Arg::ofInt(2);
+  changed[4].meta["_share_alloc_with_arg_idx"] = "1";
+  changed[5].op = NodeOp::CallModule;
+  changed[6].typeText = "f32[4, 9]";
+  for (std::size_t i = 0; i < changed.size(); ++i) {
+    EXPECT_NE(base, changed[i]) << "field " << i;
+    EXPECT_NE(changed[i], base) << "field " << i;
+  }
+  // Long names (past the inline comparison's short cases) too.
+  Node longName = base, longer = base;
+  longName.name = "a_rather_long_node_name_of_thirty_two";
+  longer.name = "a_rather_long_node_name_of_thirty_tw0";
+  EXPECT_NE(longName, longer);
+  longer.name = longName.name;
+  EXPECT_EQ(longName, longer);
+}
+
 TEST(SharedString, CopiesShareOneBlockAndCompareLikeStrings) {
   SharedString a = "aten::add.Tensor";
   SharedString b = a;
