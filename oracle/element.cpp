@@ -1418,11 +1418,18 @@ class ElementCompiler {
   // The parent's node that node i is (the same node of the same program; for a placed program
   // the parent's next node, if node i equals it: the inserted copies match none), or
   // kNoParentNode. Never the parent's last node (the output).
+  // The analysis made `like` the parent's program has matched the nodes so already (see
+  // Analysis::likeNodes; the cursor starts at placedFrom_, at most its equal leading nodes,
+  // and so goes through the same matches), without comparing them again.
   std::size_t parentNodeOf(std::size_t i) {
     std::size_t j = i;
     const std::vector<Node>& theirs = parent_->program_->graph.nodes;
     if (!parentHasProgram_) {
-      if (parentCursor_ >= theirs.size() || !(theirs[parentCursor_] == program_->graph.nodes[i])) return kNoParentNode;
+      if (parentCursor_ >= theirs.size()) return kNoParentNode;
+      const bool matched = analysis_->likeProgram == parent_->program_
+                               ? analysis_->likeNodes[i] == parentCursor_
+                               : theirs[parentCursor_] == program_->graph.nodes[i];
+      if (!matched) return kNoParentNode;
       j = parentCursor_++;
     }
     return j + 1 < theirs.size() ? j : kNoParentNode;

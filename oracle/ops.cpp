@@ -619,7 +619,8 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
     a.likeProgram = like->program;
     a.equalLeadingNodes = taken;
     fromLike.assign(other.size(), ArgRef::kNoNode);
-    for (std::size_t k = 0; k < taken; ++k) fromLike[k] = static_cast<std::uint32_t>(k);
+    a.likeNodes.assign(g.nodes.size(), ArgRef::kNoNode);
+    for (std::size_t k = 0; k < taken; ++k) fromLike[k] = a.likeNodes[k] = static_cast<std::uint32_t>(k);
     likeNext = taken;
   }
   std::optional<std::size_t> lastShaped;  // the last node here whose static shape was read
@@ -629,6 +630,7 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
     bool fromFacts = i < taken;  // facts taken from like's (the leading ones are already)
     if (!fromFacts && like && likeNext < like->nodes.size() && n == like->program->graph.nodes[likeNext]) {
       fromFacts = takeFactsOf(a, *like, likeNext, i, fromLike, denotes);
+      a.likeNodes[i] = static_cast<std::uint32_t>(likeNext);
       fromLike[likeNext++] = static_cast<std::uint32_t>(i);
     }
     if (fromFacts) {

@@ -198,6 +198,10 @@ struct Analysis {
   // leading nodes the two have equal (what sharedPrefix() would count again).
   const Program* likeProgram = nullptr;
   std::size_t equalLeadingNodes = 0;
+  // Per node (when made `like`): the node of likeProgram it was matched to, node for node in
+  // the equal leading ones and then each equal to like's next unmatched one; ArgRef::kNoNode
+  // for the nodes matched to none (a placed program's copies).
+  std::vector<std::uint32_t> likeNodes;
 
   std::optional<std::size_t> find(std::string_view name) const;
   // The node a name denotes; throws std::out_of_range if none (as a map's at() would).

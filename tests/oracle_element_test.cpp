@@ -930,6 +930,14 @@ TEST(OracleElement, PlacedAnalysisTakenFromTheProgramsIsTheFreshOne) {
         takenNodes += i < detail::sharedPrefix(base, fresh);
       }
       expectSameArgRefs(taken, taken.returned(), fresh, fresh.returned(), what + " (returned)");
+      // likeNodes: each node matched to the program's next unmatched node when equal to it, the
+      // matching the placed program's compile follows (ElementCompiler::parentNodeOf).
+      ASSERT_EQ(taken.likeNodes.size(), placed.program.graph.nodes.size()) << what;
+      std::size_t next = 0;
+      for (std::size_t i = 0; i < placed.program.graph.nodes.size(); ++i) {
+        const bool equal = next < program.graph.nodes.size() && program.graph.nodes[next] == placed.program.graph.nodes[i];
+        EXPECT_EQ(taken.likeNodes[i], equal ? static_cast<std::uint32_t>(next++) : detail::ArgRef::kNoNode) << what << " " << i;
+      }
       EXPECT_EQ(taken.visibleOutputs, fresh.visibleOutputs) << what;
       EXPECT_EQ(taken.mutatedPlaceholder, fresh.mutatedPlaceholder) << what;
       EXPECT_EQ(taken.index, fresh.index) << what;
