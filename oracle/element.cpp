@@ -200,17 +200,18 @@ bool isContiguous(const Layout& l) {
 
 // A compile-time value: what a node or an argument denotes.
 struct CValue {
+  // The small fields first, packed (no padding between them): a value is copied whole.
   enum class Kind : std::uint8_t { None, Int, Float, Bool, Text, Tensor, List, Opaque };
   Kind kind = Kind::None;
-  std::int64_t i = 0;  // Int, Bool; Text: the hash of the text
-  double f = 0;
   bool b = false;
-  Layout t;
+  std::uint32_t slot = 0;  // Opaque: index of its runtime digest
   // List: its items, at ElementCompiler::lists_[itemsAt, itemsAt + itemsCount). Held there
   // rather than in a vector of its own, so that a CValue is a plain record: a fork copies
   // every node's value, and copying and destroying their vectors showed.
   std::uint32_t itemsAt = 0, itemsCount = 0;
-  std::uint32_t slot = 0;  // Opaque: index of its runtime digest
+  std::int64_t i = 0;  // Int, Bool; Text: the hash of the text
+  double f = 0;
+  Layout t;
 
   // User-provided, so that a value-initialised CValue (resize(), newList(), CValue{}) gets the
   // initialisers above without the whole record zeroed first (a Shape's tail past its size is
