@@ -2868,13 +2868,12 @@ class ElementCompiler {
     CValue scratch;
     for (std::size_t pos : analysis_->visibleOutputs) {
       const CValue& v = resolveRef(returned[pos], scratch);
-      ElementProgram::Output o{};
+      ElementProgram::Output& o = out_.outputs.emplace_back();  // made in place (no move of the name)
       if (returned[pos].arg->isRef()) o.node = returned[pos].arg->text;
       o.reference = sourceOf(v);
       if (pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
         if (std::optional<std::size_t> target = analysis_->mutatedPlaceholder[pos])
           o.placed = std::exchange(o.reference, sourceOf(declared(*target)));
-      out_.outputs.push_back(std::move(o));
     }
     for (std::size_t pos = 0; pos < sig.outputs.size() && pos < returned.size(); ++pos) {
       const OutputSpec& spec = sig.outputs[pos];
