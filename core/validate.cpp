@@ -72,8 +72,8 @@ struct GraphFacts {
 
 // Node name -> index of its first definition (the one uses resolve to).
 struct NodeName {
-  const std::vector<Node>* nodes;
-  std::string_view operator()(std::uint32_t id) const { return (*nodes)[id].name; }
+  const Node* nodes;  // the graph's first node (no vector to read its data pointer from again)
+  std::string_view operator()(std::uint32_t id) const { return nodes[id].name; }
 };
 using FirstDefinition = FlatNameIndex<NodeName>;
 
@@ -143,14 +143,16 @@ GraphFacts checkGraph(const Graph& graph, std::string_view scope, const Validate
                       Reporter& report) {
   GraphFacts facts;
   const std::string prefix = scope.empty() ? "" : "in submodule " + quoted(scope) + ": ";
-  const std::vector<Node>& nodes = graph.nodes;
+  // A span: its size and data stay in registers across the loops, where the vector's would be
+  // read again after every store (push_back, the index's slots) that might alias them.
+  const std::span<const Node> nodes(graph.nodes);
 
   // Names: empty and duplicate. The first definition of a name is the one uses resolve to.
   if (nodes.size() >= FirstDefinition::kNone) {
     report.error(prefix + "the graph has " + std::to_string(nodes.size()) + " nodes (too many)");
     return facts;
   }
-  FirstDefinition firstIndex(NodeName{&nodes}, nodes.size());
+  FirstDefinition firstIndex(NodeName{nodes.data()}, nodes.size());
   std::size_t placeholderCount = 0;
   bool everyNameFirst = true;  // no empty or duplicate names: node i is the definition of its name
   for (std::size_t i = 0; i < nodes.size(); ++i) {
