@@ -587,45 +587,48 @@ bool takeFactsOf(Analysis& a, const Analysis& like, std::size_t j, std::size_t i
 Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared_ptr<OpCache> cache,
                  const Analysis* like) {
   const Graph& g = program.graph;
+  // The nodes as a span: its size and data stay in registers across the loops, where the
+  // vector's would be read again after every store that might alias them.
+  const std::span<const Node> nodes(g.nodes);
   Analysis a;
   a.program = &program;
   a.ops = cache ? std::move(cache) : std::make_shared<OpCache>();
   std::size_t capacity = 8;
-  while (capacity < 2 * g.nodes.size()) capacity *= 2;
+  while (capacity < 2 * nodes.size()) capacity *= 2;
   a.index.assign(capacity, 0);
   // Per node: its name denotes it (see fillRef). Bytes, not std::vector<bool>: read per node.
-  std::vector<std::uint8_t> denotes(g.nodes.size(), 0);
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    std::size_t h = quickKey(g.nodes[i].name) & (capacity - 1);
+  std::vector<std::uint8_t> denotes(nodes.size(), 0);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    std::size_t h = quickKey(nodes[i].name) & (capacity - 1);
     bool seen = false;  // a repeated name keeps its first node
     for (; a.index[h] != 0; h = (h + 1) & (capacity - 1))
-      if (sameName(g.nodes[a.index[h] - 1].name, g.nodes[i].name)) seen = true;
+      if (sameName(nodes[a.index[h] - 1].name, nodes[i].name)) seen = true;
     if (!seen) a.index[h] = static_cast<std::uint32_t>(i + 1);
     denotes[i] = !seen;
   }
-  a.nodes.resize(g.nodes.size());
-  a.argRefs.reserve(4 * g.nodes.size());
-  a.boundArgs.reserve(4 * g.nodes.size());
-  a.shapes.reserve(3 * g.nodes.size());
+  a.nodes.resize(nodes.size());
+  a.argRefs.reserve(4 * nodes.size());
+  a.boundArgs.reserve(4 * nodes.size());
+  a.shapes.reserve(3 * nodes.size());
   std::size_t taken = 0;  // leading nodes equal to like's, whose facts are like's
   // After them, a node equal to like's next unmatched one takes its facts too (a placed
   // program is its program with copies inserted: most of its later nodes are the program's).
   std::vector<std::uint32_t> fromLike;  // like's node -> the node here it matched
   std::size_t likeNext = 0;
   if (like) {
-    const std::vector<Node>& other = like->program->graph.nodes;
-    while (taken < g.nodes.size() && taken < other.size() && g.nodes[taken] == other[taken]) ++taken;
+    const std::span<const Node> other(like->program->graph.nodes);
+    while (taken < nodes.size() && taken < other.size() && nodes[taken] == other[taken]) ++taken;
     takeLeadingFacts(a, *like, taken);
     a.likeProgram = like->program;
     a.equalLeadingNodes = taken;
     fromLike.assign(other.size(), ArgRef::kNoNode);
-    a.likeNodes.assign(g.nodes.size(), ArgRef::kNoNode);
+    a.likeNodes.assign(nodes.size(), ArgRef::kNoNode);
     for (std::size_t k = 0; k < taken; ++k) fromLike[k] = a.likeNodes[k] = static_cast<std::uint32_t>(k);
     likeNext = taken;
   }
   std::optional<std::size_t> lastShaped;  // the last node here whose static shape was read
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
     NodeFacts& f = a.nodes[i];
     bool fromFacts = i < taken;  // facts taken from like's (the leading ones are already)
     if (!fromFacts && like && likeNext < like->nodes.size() && n == like->program->graph.nodes[likeNext]) {
@@ -656,7 +659,7 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
       if (f.info.getitem && !n.args.empty() && n.args[0].isRef())
         if (std::uint32_t c = a.argRefs[f.rawAt].node; c != ArgRef::kNoNode) a.nodes[c].getitemUsers.push_back(i);
     }
-    if (!n.typeText.empty() && lastShaped && n.typeText == g.nodes[*lastShaped].typeText) {
+    if (!n.typeText.empty() && lastShaped && n.typeText == nodes[*lastShaped].typeText) {
       // Chains of ops keep their shape: the same annotation as the last static one read, whose
       // sizes this node shares (the pool is read only).
       f.hasShape = true;
