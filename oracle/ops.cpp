@@ -273,6 +273,7 @@ namespace {
 OpCache::Entry OpCache::classified(const Node& node, const SchemaTable& schemas) const {
   Entry e;
   e.target = node.target;
+  e.targetHash = hashName(node.target);
   e.positional = node.args.size();
   e.op = node.op;
   e.info = classify(node, schemas);
@@ -334,7 +335,8 @@ void OpCache::revalidate(Entry& e, const Node& node, const SchemaTable& schemas)
   // Another use, perhaps another table: the classification holds if the target still finds
   // the same schema (classify() looks schemas up for calls other than getitem).
   const bool looksUp = node.op == NodeOp::CallFunction && !e.info.getitem;
-  const Schema* found = looksUp ? schemas.find(node.target, node.args.size()) : e.info.schema;
+  // find(), with the target's hash kept from the entry's first classification.
+  const Schema* found = looksUp ? schemas.lookupHashed(node.target, e.targetHash, node.args.size()).schema : e.info.schema;
   if (found != e.info.schema) {
     // Each check's table is its own copy; an equal schema classifies alike (classify() reads
     // only the schema and the node's target), so only the pointer and the table that keeps it

@@ -125,6 +125,7 @@ class OpCache {
     // Shares the node's text block: producers intern targets, so a later node's target is
     // usually the same block and compares equal without reading characters.
     SharedString target;
+    std::uint64_t targetHash = 0;  // hashName(target): each use looks the target up again
     std::size_t positional = 0;
     NodeOp op = NodeOp::CallFunction;
     OpInfo info;
