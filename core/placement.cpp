@@ -130,23 +130,20 @@ WriteBackSelection selectWriteBacks(const Program& program, const AliasInfo& ali
   return selection;
 }
 
-namespace {
-
-// placeEnd, and with `keepInput` placeEndKeepingInput.
-PlacedProgram placeEndImpl(const Program& program, const SchemaTable& schemas, bool keepInput) {
+PlacedProgram placeEnd(const Program& program, const SchemaTable& schemas, const PlaceOptions& options) {
   const AliasInfo aliases = analyzeAliases(program, schemas);
   WriteBackSelection selection = selectWriteBacks(program, aliases);
   PlacedProgram placed;
   placed.skipped = std::move(selection.skipped);
   if (selection.writeBacks.empty() || aliases.outputNode() == kNoNode) {
-    if (keepInput) placed.keptInput = true;
+    if (options.keepInput) placed.keptInput = true;
     else placed.program = program;
     return placed;
   }
   std::vector<CopyInsertion> requests;
   for (const WriteBack& w : selection.writeBacks) requests.push_back({w.outputIndex, aliases.outputNode(), w.value});
   RewriteResult rewritten = insertWriteBacks(program, requests, OutputOrder::KeepPositions);
-  for (std::size_t r = 0; r < requests.size(); ++r) {
+  for (std::size_t r = 0; options.explain && r < requests.size(); ++r) {
     const WriteBack& w = selection.writeBacks[r];
     CopyExplanation e;
     e.copyNode = rewritten.copyNames[r];
@@ -160,15 +157,7 @@ PlacedProgram placeEndImpl(const Program& program, const SchemaTable& schemas, b
   return placed;
 }
 
-}  // namespace
-
-PlacedProgram placeEnd(const Program& program, const SchemaTable& schemas) {
-  return placeEndImpl(program, schemas, false);
-}
-
-PlacedProgram placeEndKeepingInput(const Program& program, const SchemaTable& schemas) {
-  return placeEndImpl(program, schemas, true);
-}
+PlacedProgram placeEnd(const Program& program, const SchemaTable& schemas) { return placeEnd(program, schemas, {}); }
 
 PlacedProgram place(const Program& program, Placement placement, const SchemaTable& schemas) {
   switch (placement) {
@@ -181,10 +170,11 @@ PlacedProgram place(const Program& program, Placement placement, const SchemaTab
   return placeEarly(program, schemas);
 }
 
-PlacedProgram placeKeepingInput(const Program& program, Placement placement, const SchemaTable& schemas) {
+PlacedProgram place(const Program& program, Placement placement, const SchemaTable& schemas,
+                    const PlaceOptions& options) {
   switch (placement) {
-    case Placement::Early: return placeEarlyKeepingInput(program, schemas);
-    case Placement::End: return placeEndKeepingInput(program, schemas);
+    case Placement::Early: return placeEarly(program, schemas, options);
+    case Placement::End: return placeEnd(program, schemas, options);
     default: return place(program, placement, schemas);
   }
 }

@@ -45,9 +45,21 @@ struct PlacedProgram {
   // Set when the modelled algorithm itself fails on this program (e.g. pr20744's IndexError
   // on a program without placeholders). `program` is then the input, unchanged.
   std::optional<std::string> failure;
-  // Set by placeKeepingInput() only: the placement left the program exactly as it was (it
-  // inserted nothing), and `program` is empty rather than a copy of it.
+  // Set only with PlaceOptions::keepInput: the placement left the program exactly as it was
+  // (it inserted nothing), and `program` is empty rather than a copy of it.
   bool keptInput = false;
+};
+
+// What place() makes besides the placed program. The defaults make everything; the oracle,
+// which places every program it checks and reads only the program, asks for less.
+struct PlaceOptions {
+  // Where `early` or `end` leaves the program as it is, say so (keptInput) instead of holding
+  // a copy: for a caller that keeps the input anyway (about a third of generated programs
+  // need no copy).
+  bool keepInput = false;
+  // The copies' explanations (PlacedProgram::copies). Off: `early` and `end` leave `copies`
+  // empty (the other placements make them all the same).
+  bool explain = true;
 };
 
 // Places the write-backs of a valid program (see validate()). `schemas` is the table the
@@ -56,11 +68,9 @@ PlacedProgram place(const Program& program, Placement placement, const SchemaTab
 // The same, consuming `program`: `early` moves its nodes into the result instead of copying
 // them (the other placements copy as the const& version does). Same result, same explanations.
 PlacedProgram place(Program&& program, Placement placement, const SchemaTable& schemas);
-// The same as place(const Program&), except that where `early` and `end` leave the program as
-// it is, the result says so (keptInput) instead of holding a copy: for a caller that keeps the
-// input anyway and compares the two (the oracle; about a third of generated programs need no
-// copy). The other placements give what place() gives, keptInput false.
-PlacedProgram placeKeepingInput(const Program& program, Placement placement, const SchemaTable& schemas);
+// The same as place(const Program&), making what `options` asks for (see PlaceOptions).
+PlacedProgram place(const Program& program, Placement placement, const SchemaTable& schemas,
+                    const PlaceOptions& options);
 
 // The schemas a program is analysed with: `base` plus every schema in `program.schemas`.
 SchemaTable schemasFor(const Program& program, const SchemaTable& base);
@@ -85,7 +95,7 @@ WriteBackSelection selectWriteBacks(const Program& program, const AliasInfo& ali
 
 // `end`: every copy just before the output node, in output-spec order; positions kept.
 PlacedProgram placeEnd(const Program& program, const SchemaTable& schemas);
-PlacedProgram placeEndKeepingInput(const Program& program, const SchemaTable& schemas);  // see placeKeepingInput
+PlacedProgram placeEnd(const Program& program, const SchemaTable& schemas, const PlaceOptions& options);
 
 // `early` (DESIGN §6): each copy right after the latest of R0 the last placeholder, R1 the
 // value's definition, R2 every non-output node reading or writing the buffer's root, R3 every
@@ -93,7 +103,7 @@ PlacedProgram placeEndKeepingInput(const Program& program, const SchemaTable& sc
 // first; a cycle of such copies gets a clone of one value.
 PlacedProgram placeEarly(const Program& program, const SchemaTable& schemas);
 PlacedProgram placeEarly(Program&& program, const SchemaTable& schemas);  // consumes `program`
-PlacedProgram placeEarlyKeepingInput(const Program& program, const SchemaTable& schemas);  // see placeKeepingInput
+PlacedProgram placeEarly(const Program& program, const SchemaTable& schemas, const PlaceOptions& options);
 
 // The decisions of `early` without the graph surgery, in input-graph terms (for benchmarks and
 // for the proofs, which check them against their own constraints).

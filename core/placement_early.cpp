@@ -418,11 +418,11 @@ void nameCopiesInOutputOrder(RewriteResult& rewritten, const std::vector<CopyIns
 }
 
 // placeEarly for both overloads of place(): `kConsume` moves the input's nodes into the result
-// (the caller passed an rvalue); otherwise each node is copied exactly once. `keepInput`: a
-// plan without copies leaves the result's program empty (PlacedProgram::keptInput).
+// (the caller passed an rvalue); otherwise each node is copied exactly once. See PlaceOptions
+// for `options`.
 template <bool kConsume>
 PlacedProgram placeEarlyImpl(std::conditional_t<kConsume, Program&, const Program&> program,
-                             const SchemaTable& schemas, bool keepInput = false) {
+                             const SchemaTable& schemas, const PlaceOptions& options) {
   auto take = [](auto& field) -> decltype(auto) {
     if constexpr (kConsume) return std::move(field); else return field;
   };
@@ -431,11 +431,12 @@ PlacedProgram placeEarlyImpl(std::conditional_t<kConsume, Program&, const Progra
   PlacedProgram placed;
   placed.skipped = std::move(plan.skipped);
   if (plan.copies.empty()) {
-    if (keepInput) placed.keptInput = true;
+    if (options.keepInput) placed.keptInput = true;
     else placed.program = take(program);
     return placed;
   }
-  const PlanNames names(program.graph, plan);
+  std::optional<PlanNames> names;  // for the explanations only (before the input is taken apart)
+  if (options.explain) names.emplace(program.graph, plan);
 
   // Stage the clones: `clone = aten::clone(V)` right after its anchor, and the output that
   // returned V returns the clone, so the copy inserted for it reads the clone. Clones are in
@@ -502,21 +503,21 @@ PlacedProgram placeEarlyImpl(std::conditional_t<kConsume, Program&, const Progra
                                                 : insertWriteBacks(std::move(staged), requests, OutputOrder::KeepPositions);
   nameCopiesInOutputOrder(rewritten, requests);
 
-  placed.copies.reserve(plan.copies.size());
-  for (std::size_t r = 0; r < plan.copies.size(); ++r) {
+  if (options.explain) placed.copies.reserve(plan.copies.size());
+  for (std::size_t r = 0; options.explain && r < plan.copies.size(); ++r) {
     const EarlyPlan::Copy& c = plan.copies[r];
     CopyExplanation e;
     e.copyNode = rewritten.copyNames[r];
-    e.buffer = names[c.writeBack.buffer];
-    e.value = names[c.writeBack.value];
+    e.buffer = (*names)[c.writeBack.buffer];
+    e.value = (*names)[c.writeBack.value];
     switch (c.bindingKind) {
-      case Copy::Binding::Node: e.bindingNode = names[static_cast<NodeId>(c.binding)]; break;
+      case Copy::Binding::Node: e.bindingNode = (*names)[static_cast<NodeId>(c.binding)]; break;
       case Copy::Binding::Copy: e.bindingNode = rewritten.copyNames[c.binding]; break;
       case Copy::Binding::Clone: e.bindingNode = cloneNames[c.binding]; break;
     }
     if (c.clone) e.value = cloneNames[*c.clone];
     e.rule = c.rule;
-    e.text = explain(names, c, e.bindingNode, rewritten.copyNames, plan);
+    e.text = explain(*names, c, e.bindingNode, rewritten.copyNames, plan);
     placed.copies.push_back(std::move(e));
   }
   placed.program = std::move(rewritten.program);
@@ -526,15 +527,15 @@ PlacedProgram placeEarlyImpl(std::conditional_t<kConsume, Program&, const Progra
 }  // namespace
 
 PlacedProgram placeEarly(const Program& program, const SchemaTable& schemas) {
-  return placeEarlyImpl<false>(program, schemas);
+  return placeEarlyImpl<false>(program, schemas, {});
 }
 
 PlacedProgram placeEarly(Program&& program, const SchemaTable& schemas) {
-  return placeEarlyImpl<true>(program, schemas);
+  return placeEarlyImpl<true>(program, schemas, {});
 }
 
-PlacedProgram placeEarlyKeepingInput(const Program& program, const SchemaTable& schemas) {
-  return placeEarlyImpl<false>(program, schemas, true);
+PlacedProgram placeEarly(const Program& program, const SchemaTable& schemas, const PlaceOptions& options) {
+  return placeEarlyImpl<false>(program, schemas, options);
 }
 
 }  // namespace wb

@@ -139,8 +139,11 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
     return report;
   }
   // Where the placement leaves the program as it is, it says so (keptInput) rather than
-  // copying it, and the program is the placed program.
-  PlacedProgram placed = placeKeepingInput(program, options.placement, schemas);
+  // copying it, and the program is the placed program. The copies' explanations are not read.
+  PlaceOptions placing;
+  placing.keepInput = true;
+  placing.explain = false;
+  PlacedProgram placed = place(program, options.placement, schemas, placing);
   if (placed.failure) report.placementFailure = placed.failure;
   const Program* placedProgram = placed.failure ? nullptr : placed.keptInput ? &program : &placed.program;
   // A placement that leaves the program as it is (no write-back to place: about a third of

@@ -444,43 +444,58 @@ TEST(Placement, ConsumingOverloadGivesTheSameResult) {
   }
 }
 
-// placeKeepingInput gives what place(const Program&) gives, except that where the placement
-// leaves the program as it is it says so (keptInput) with an empty program; only `early` and
-// `end` do, and only when place() returns the input unchanged.
-void expectSameAsKeepingInput(const Program& p, const SchemaTable& table, const std::string& what, int& kept) {
-  for (Placement placement : allPlacements()) {
-    const PlacedProgram full = place(p, placement, table);
-    const PlacedProgram keeping = placeKeepingInput(p, placement, table);
-    const std::string where = what + " " + std::string(toString(placement));
-    EXPECT_FALSE(full.keptInput) << where;
-    if (keeping.keptInput) {
-      ++kept;
-      EXPECT_TRUE(placement == Placement::Early || placement == Placement::End) << where;
-      EXPECT_TRUE(full.program == p) << where;
-      EXPECT_TRUE(keeping.program == Program{}) << where;
-      EXPECT_TRUE(full.copies.empty()) << where;
-    } else {
-      EXPECT_TRUE(keeping.program == full.program) << where;
-    }
-    EXPECT_EQ(keeping.skipped, full.skipped) << where;
-    EXPECT_EQ(keeping.failure, full.failure) << where;
-    EXPECT_EQ(keeping.copies.size(), full.copies.size()) << where;
-  }
+// place() with PlaceOptions gives what place(const Program&) gives, except that with keepInput
+// a placement that leaves the program as it is says so (keptInput) with an empty program (only
+// `early` and `end` do, and only when place() returns the input unchanged), and without
+// explain `early` and `end` leave the explanations out.
+void expectSameWithOptions(const Program& p, const SchemaTable& table, const std::string& what, int& kept) {
+  for (Placement placement : allPlacements())
+    for (const bool keepInput : {false, true})
+      for (const bool explain : {false, true}) {
+        PlaceOptions options;
+        options.keepInput = keepInput;
+        options.explain = explain;
+        const PlacedProgram full = place(p, placement, table);
+        const PlacedProgram placed = place(p, placement, table, options);
+        const bool ours = placement == Placement::Early || placement == Placement::End;
+        const std::string where = what + " " + std::string(toString(placement)) + (keepInput ? " keep" : "") +
+                                  (explain ? " explain" : "");
+        EXPECT_FALSE(full.keptInput) << where;
+        if (placed.keptInput) {
+          ++kept;
+          EXPECT_TRUE(keepInput && ours) << where;
+          EXPECT_TRUE(full.program == p) << where;
+          EXPECT_TRUE(placed.program == Program{}) << where;
+          EXPECT_TRUE(full.copies.empty()) << where;
+        } else {
+          EXPECT_TRUE(placed.program == full.program) << where;
+          EXPECT_FALSE(keepInput && ours && full.program == p && !full.failure) << where;
+        }
+        EXPECT_EQ(placed.skipped, full.skipped) << where;
+        EXPECT_EQ(placed.failure, full.failure) << where;
+        if (explain || !ours) {
+          ASSERT_EQ(placed.copies.size(), full.copies.size()) << where;
+          for (std::size_t i = 0; i < full.copies.size(); ++i)
+            EXPECT_EQ(placed.copies[i].text, full.copies[i].text) << where;
+        } else {
+          EXPECT_TRUE(placed.copies.empty()) << where;
+        }
+      }
 }
 
-TEST(Placement, KeepingInputGivesTheSameResult) {
+TEST(Placement, OptionsLeaveOutOnlyWhatTheyName) {
   int kept = 0;
   for (const auto& path : filesUnder(corpusDir())) {
     Result<Program> r = readProgram(testing::readFile(path), path.string());
     ASSERT_TRUE(r.ok()) << formatAll(r.errors);
-    expectSameAsKeepingInput(*r, tableFor(*r), path.string(), kept);
+    expectSameWithOptions(*r, tableFor(*r), path.string(), kept);
   }
   gen::Generator generator;
   const SchemaTable base = builtinSchemas();
   for (std::uint64_t seed = 0; seed < 200; ++seed) {
     gen::RandomChoices choices(seed);
     const Program p = generator.generate(choices).program;
-    expectSameAsKeepingInput(p, schemasFor(p, base), "generated seed " + std::to_string(seed), kept);
+    expectSameWithOptions(p, schemasFor(p, base), "generated seed " + std::to_string(seed), kept);
     if (::testing::Test::HasFailure()) break;
   }
   EXPECT_GT(kept, 0);  // some programs need no copy
