@@ -1356,7 +1356,7 @@ class ElementCompiler {
   // it names has the same value in both (see parentNode_). Literals are equal with their
   // nodes.
   // Inlined in replay() (a test per argument of every node a fork meets); lists are a call.
-  bool sameArgument(const ArgRef& x, const ArgRef& y, const ElementCompiler& other) const {
+  [[gnu::always_inline]] bool sameArgument(const ArgRef& x, const ArgRef& y, const ElementCompiler& other) const {
     if (x.arg->isRef()) return x.node != ArgRef::kNoNode && y.node != ArgRef::kNoNode && parentNode_[x.node] == y.node;
     return !x.arg->isSequence() || sameItems(x, y, other);
   }
