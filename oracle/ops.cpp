@@ -125,12 +125,6 @@ bool sameAliasSet(const std::optional<AliasAnnotation>& a, const std::optional<A
 
 }  // namespace
 
-bool isViewKind(OpKind kind) { return kind >= OpKind::Select; }
-
-bool isListViewKind(OpKind kind) {
-  return kind == OpKind::Split || kind == OpKind::SplitWithSizes || kind == OpKind::Chunk || kind == OpKind::Unbind;
-}
-
 OpInfo classify(const Node& node, const SchemaTable& schemas) {
   OpInfo info;
   info.opId = hashText(node.target);

@@ -67,8 +67,11 @@ enum class OpKind : std::uint8_t {
   ViewAs, Diagonal, AsStrided, Alias, Contiguous, Split, SplitWithSizes, Chunk, Unbind,
 };
 
-bool isViewKind(OpKind kind);
-bool isListViewKind(OpKind kind);  // split, split_with_sizes, chunk, unbind
+// Inline: the compilers ask for every call they compile.
+inline bool isViewKind(OpKind kind) { return kind >= OpKind::Select; }
+inline bool isListViewKind(OpKind kind) {  // split, split_with_sizes, chunk, unbind
+  return kind == OpKind::Split || kind == OpKind::SplitWithSizes || kind == OpKind::Chunk || kind == OpKind::Unbind;
+}
 
 struct OpInfo {
   const Schema* schema = nullptr;  // nullptr: schema-less (custom, delegate, HOP, call_module)
