@@ -287,10 +287,6 @@ int enumValue(OutputKind kind) {
   return 0;
 }
 
-bool isMutation(OutputKind kind) {
-  return kind == OutputKind::BufferMutation || kind == OutputKind::UserInputMutation;
-}
-
 const InputSpec* Signature::findInput(InputKind kind, std::string_view key) const {
   for (const InputSpec& s : inputs) {
     if (s.kind != kind) continue;

@@ -269,7 +269,10 @@ struct OutputSpec {
   friend bool operator==(const OutputSpec&, const OutputSpec&) = default;
 };
 
-bool isMutation(OutputKind kind);  // BUFFER_MUTATION or USER_INPUT_MUTATION
+// BUFFER_MUTATION or USER_INPUT_MUTATION. Inline: asked per output spec by every pass.
+inline bool isMutation(OutputKind kind) {
+  return kind == OutputKind::BufferMutation || kind == OutputKind::UserInputMutation;
+}
 
 struct Signature {
   std::vector<InputSpec> inputs;    // one per placeholder, in placeholder order
