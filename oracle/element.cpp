@@ -1950,12 +1950,16 @@ class ElementCompiler {
   }
 
   // _share_alloc_with_arg_idx = k (storage model): the result lives in argument k's storage.
+  // Inline, the test most calls stop at (no such meta); the move itself is a call of its own.
   void shareAlloc(const Call& call, CValue& result) {
     const std::optional<int>& k = analysis_->nodes[current_].shareAllocArgIndex;
     if (!k || valueModel_ || !result.isTensor()) return;
-    if (*k < 0 || static_cast<std::size_t>(*k) >= call.node.args.size()) fail("_share_alloc_with_arg_idx out of range");
+    shareAllocAt(call, result, *k);
+  }
+  [[gnu::noinline]] void shareAllocAt(const Call& call, CValue& result, int index) {
+    if (index < 0 || static_cast<std::size_t>(index) >= call.node.args.size()) fail("_share_alloc_with_arg_idx out of range");
     CValue scratch;
-    const CValue& base = resolveRef(analysis_->raw(analysis_->nodes[current_])[static_cast<std::size_t>(*k)], scratch);
+    const CValue& base = resolveRef(analysis_->raw(analysis_->nodes[current_])[static_cast<std::size_t>(index)], scratch);
     if (!base.isTensor()) fail("_share_alloc_with_arg_idx names a non-tensor argument");
     Layout shared;
     shared.storage = base.t.storage;
