@@ -411,7 +411,7 @@ void nameCopiesInOutputOrder(RewriteResult& rewritten, const std::vector<CopyIns
   // The copies are used only by the output tuple (at their outputs' positions) and the specs.
   Node& output = p.graph.nodes.back();
   for (std::size_t r = 0; r < k; ++r) {
-    output.args.at(0).items.at(requests[r].outputIndex) = Arg::ref(renamed[r]);
+    output.args.at(0).items.at(requests[r].outputIndex) = Arg::ref(renamed[r], static_cast<std::int64_t>(rewritten.copyPositions[r]));
     p.signature.outputs.at(requests[r].outputIndex).name = renamed[r];
   }
   rewritten.copyNames = std::move(renamed);
@@ -502,6 +502,9 @@ PlacedProgram placeEarlyImpl(std::conditional_t<kConsume, Program&, const Progra
   RewriteResult rewritten = plan.clones.empty() ? insertWriteBacks(take(program), requests, OutputOrder::KeepPositions)
                                                 : insertWriteBacks(std::move(staged), requests, OutputOrder::KeepPositions);
   nameCopiesInOutputOrder(rewritten, requests);
+  // The clones moved the nodes after them, and the staged program was rewritten in place: the
+  // references' hints are made right again (a rare path: copies that form a cycle).
+  if (!plan.clones.empty()) hintDefinitions(rewritten.program.graph);
 
   if (options.explain) placed.copies.reserve(plan.copies.size());
   for (std::size_t r = 0; options.explain && r < plan.copies.size(); ++r) {

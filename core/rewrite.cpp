@@ -80,7 +80,7 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
     Node copy;
     copy.op = NodeOp::CallFunction;
     copy.target = copyTarget;
-    copy.args = {Arg::ref(inputs[target].name), returned.at(req.outputIndex)};
+    copy.args = {Arg::ref(inputs[target].name, target), returned.at(req.outputIndex)};  // input spec k is node k
     if (req.valueNode && *req.valueNode < in.nodes.size() &&
         in.nodes[*req.valueNode].name == outputs.at(req.outputIndex).name)
       copy.typeText = in.nodes[*req.valueNode].typeText;
@@ -118,6 +118,21 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
   out.graph.nodes.reserve(in.nodes.size() + k);
   adviseHugePages(out.graph.nodes);
   result.copyPositions.resize(k);
+  // A copied program's references keep valid definition hints (Arg::definitionHint): each
+  // input node's new index, for the hints of the nodes after it. A consumed program's nodes are
+  // moved without reading their arguments (on 10^6 nodes that would be another pass over them),
+  // so its hints go stale, which only costs its readers a look-up.
+  std::vector<std::uint32_t> movedTo;
+  if constexpr (!kConsume) movedTo.resize(in.nodes.size());
+  auto rehint = [&](Arg& a, auto& self) -> void {
+    const std::int64_t hint = a.definitionHint();
+    if (hint >= 0 && static_cast<std::uint64_t>(hint) < movedTo.size()) a.setDefinitionHint(movedTo[static_cast<std::size_t>(hint)]);
+    for (Arg& item : a.items) self(item, self);
+  };
+  auto rehintNode = [&](Node& n) {
+    for (Arg& a : n.args) rehint(a, rehint);
+    for (auto& kv : n.kwargs) rehint(kv.second, rehint);
+  };
   auto next = byAnchor.begin();
   constexpr std::size_t kLookahead = 8;  // the input is streamed: see AliasBuilder::run
   for (std::size_t i = 0; i < in.nodes.size(); ++i) {
@@ -129,12 +144,21 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
       if (const std::uint32_t r = valueIndex.find(node.name); r != valueIndex.kNone && valueNode[r] == kNotFound)
         valueNode[r] = out.graph.nodes.size();
     const bool isOutput = node.isOutput();
-    if (!isOutput) out.graph.nodes.push_back(take(in.nodes[i]));
+    auto layOut = [&](auto&& n, std::size_t from) {
+      if constexpr (!kConsume) {
+        if (from != kNotFound) movedTo[from] = static_cast<std::uint32_t>(out.graph.nodes.size());
+        out.graph.nodes.push_back(std::forward<decltype(n)>(n));
+        rehintNode(out.graph.nodes.back());
+      } else {
+        out.graph.nodes.push_back(std::forward<decltype(n)>(n));
+      }
+    };
+    if (!isOutput) layOut(take(in.nodes[i]), i);
     for (; next != byAnchor.end() && requests[*next].afterNode == i; ++next) {
       result.copyPositions[*next] = out.graph.nodes.size();
-      out.graph.nodes.push_back(std::move(copies[*next]));
+      layOut(std::move(copies[*next]), kNotFound);
     }
-    if (isOutput) out.graph.nodes.push_back(take(in.nodes[i]));
+    if (isOutput) layOut(take(in.nodes[i]), i);
   }
 
   // Name the copies and give them their values' types. Fresh names follow freshName's sequence
@@ -164,9 +188,10 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
 
   // Rewrite the returned tuple and the specs.
   std::vector<Arg> values = std::move(returned);
+  for (Arg& v : values) rehint(v, rehint);
   if (order == OutputOrder::KeepPositions) {
     for (std::size_t r = 0; r < k; ++r) {
-      values[requests[r].outputIndex] = Arg::ref(result.copyNames[r]);
+      values[requests[r].outputIndex] = Arg::ref(result.copyNames[r], static_cast<std::int64_t>(result.copyPositions[r]));
       specs[requests[r].outputIndex].name = result.copyNames[r];
     }
   } else {
@@ -174,7 +199,7 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
     std::vector<Arg> reordered;
     for (std::size_t r = 0; r < k; ++r) {
       copied[requests[r].outputIndex] = true;
-      reordered.push_back(Arg::ref(result.copyNames[r]));
+      reordered.push_back(Arg::ref(result.copyNames[r], static_cast<std::int64_t>(result.copyPositions[r])));
     }
     for (std::size_t i = 0; i < values.size(); ++i)
       if (!copied[i]) reordered.push_back(values[i]);

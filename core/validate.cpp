@@ -170,23 +170,27 @@ GraphFacts checkGraph(const Graph& graph, std::string_view scope, const Validate
                    " and #" + std::to_string(i) + ")");
     }
   }
-  // Whether a reference inside node i names a node defined before it. Most name the node just
-  // before (chains of ops): with unique names that one comparison settles it without hashing.
-  auto definedBefore = [&](const std::string& name, std::size_t i) {
-    if (everyNameFirst && i > 0 && sameName(nodes[i - 1].name, name)) return true;
-    const std::uint32_t def = firstIndex.find(name);
+  // Whether a reference inside node i names a node defined before it. With unique names, one
+  // comparison settles most: the node its definition hint names (Arg::definitionHint, set by the
+  // reader and the generators), or the node just before (chains of ops).
+  auto definedBefore = [&](const Arg& ref, std::size_t i) {
+    if (everyNameFirst) {
+      if (hintedDefinition(graph, ref, i, FirstDefinition::kNone) != FirstDefinition::kNone) return true;
+      if (i > 0 && sameName(nodes[i - 1].name, ref.text)) return true;
+    }
+    const std::uint32_t def = firstIndex.find(ref.text);
     return def != FirstDefinition::kNone && def < i;
   };
   // The arguments a valid program has: a reference to an earlier node, a scalar, or a flat
   // list of those (`[y, sc]`, `[None, pos]`) within the limits. True means checkArgument would
   // report nothing; false means it must look (and say what is wrong, if anything).
   auto plainlyValid = [&](const Arg& arg, std::size_t i) {
-    if (arg.kind == Arg::Kind::Ref) return definedBefore(arg.text, i);
+    if (arg.kind == Arg::Kind::Ref) return definedBefore(arg, i);
     if (!arg.isSequence()) return true;
     if (arg.items.size() > limits.maxListLength || limits.maxNesting < 1) return false;
     for (const Arg& item : arg.items) {
       if (item.isSequence()) return false;
-      if (item.kind == Arg::Kind::Ref && !definedBefore(item.text, i)) return false;
+      if (item.kind == Arg::Kind::Ref && !definedBefore(item, i)) return false;
     }
     return true;
   };

@@ -373,18 +373,25 @@ namespace {
 
 // Fills argRefs[at] for `arg` (and, for a sequence, its items after the current end).
 // `previous`: the node just before the one whose arguments these are, if its name denotes it
-// (it is not a repeat of an earlier name), else ArgRef::kNoNode. Most arguments name it
-// (chains of ops), which a comparison of two short names finds without hashing.
-void fillRef(Analysis& a, std::size_t at, const Arg& arg, std::uint32_t previous) {
+// (it is not a repeat of an earlier name), else ArgRef::kNoNode. `denotes[i]`: node i is the
+// first of its name, the one find() gives. Most references are settled by one comparison of
+// two short names, without hashing: the node their definition hint names (Arg::definitionHint,
+// set by the reader and the generators), or the node just before (chains of ops).
+void fillRef(Analysis& a, std::size_t at, const Arg& arg, std::uint32_t previous, std::span<const std::uint8_t> denotes) {
   ArgRef ref;
   ref.arg = &arg;
   if (arg.isRef()) {
-    if (previous != ArgRef::kNoNode && sameName(a.program->graph.nodes[previous].name, arg.text)) ref.node = previous;
+    const std::vector<Node>& nodes = a.program->graph.nodes;
+    const std::int64_t hint = arg.definitionHint();
+    if (hint >= 0 && static_cast<std::uint64_t>(hint) < denotes.size() && denotes[static_cast<std::size_t>(hint)] &&
+        sameName(nodes[static_cast<std::size_t>(hint)].name, arg.text))
+      ref.node = static_cast<std::uint32_t>(hint);
+    else if (previous != ArgRef::kNoNode && sameName(nodes[previous].name, arg.text)) ref.node = previous;
     else if (std::optional<std::size_t> node = a.find(arg.text)) ref.node = static_cast<std::uint32_t>(*node);
   } else if (arg.isSequence()) {
     ref.itemsAt = static_cast<std::uint32_t>(a.argRefs.size());
     a.argRefs.resize(a.argRefs.size() + arg.items.size());
-    for (std::size_t j = 0; j < arg.items.size(); ++j) fillRef(a, ref.itemsAt + j, arg.items[j], previous);
+    for (std::size_t j = 0; j < arg.items.size(); ++j) fillRef(a, ref.itemsAt + j, arg.items[j], previous, denotes);
   }
   a.argRefs[at] = ref;
 }
@@ -641,12 +648,12 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
     f.rawCount = static_cast<std::uint32_t>(n.args.size());
     a.argRefs.resize(a.argRefs.size() + n.args.size());
     const std::uint32_t previous = i > 0 && denotes[i - 1] ? static_cast<std::uint32_t>(i - 1) : ArgRef::kNoNode;
-    for (std::size_t k = 0; k < n.args.size(); ++k) fillRef(a, f.rawAt + k, n.args[k], previous);
+    for (std::size_t k = 0; k < n.args.size(); ++k) fillRef(a, f.rawAt + k, n.args[k], previous, denotes);
     f.kwAt = static_cast<std::uint32_t>(a.argRefs.size());
     a.argRefs.resize(a.argRefs.size() + n.kwargs.size());
     {
       std::size_t k = f.kwAt;
-      for (const auto& kw : n.kwargs) fillRef(a, k++, kw.second, previous);
+      for (const auto& kw : n.kwargs) fillRef(a, k++, kw.second, previous, denotes);
     }
     if (n.op == NodeOp::CallFunction || n.op == NodeOp::CallModule) {
       const OpCache::Entry& op = a.ops->get(n, schemas);

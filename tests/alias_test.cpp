@@ -7,8 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <functional>
-#include <optional>
 #include <map>
 #include <string>
 #include <utility>
@@ -17,6 +15,7 @@
 #include "core/alias.h"
 #include "core/placement.h"
 #include "core/schema.h"
+#include "core/validate.h"
 #include "gen/generator.h"
 #include "gen/scaled.h"
 #include "tests/testing.h"
@@ -445,30 +444,11 @@ std::string describe(const AliasInfo& info) {
   return out + std::to_string(info.outputNode());
 }
 
-// Sets the definition hint of every reference in `arg` to hintOf(its correct index).
-template <typename F>
-void rehint(const Graph& graph, Arg& arg, F hintOf) {
-  if (arg.isRef()) {
-    const std::optional<std::size_t> at = graph.indexOf(arg.text);
-    arg = Arg::ref(arg.text, hintOf(at ? static_cast<std::int64_t>(*at) : -1));
-  } else if (arg.isSequence()) {
-    for (Arg& item : arg.items) rehint(graph, item, hintOf);
-  }
-}
-template <typename F>
-Program rehinted(Program p, F hintOf) {
-  const Graph original = p.graph;
-  for (Node& node : p.graph.nodes) {
-    for (Arg& a : node.args) rehint(original, a, hintOf);
-    for (auto& kv : node.kwargs) rehint(original, kv.second, hintOf);
-  }
-  return p;
-}
-
 // The hints (Arg::definitionHint) only spare name lookups: right, missing, stale, pointing at a
-// later node, at the node itself or past the graph, they leave every result as it was. Over
+// later node, at the node itself or past the graph, they leave every result of the analysis and
+// of validate() as it was. Over
 // the corpus (read from text: every reference hinted) and generated programs (no hints).
-TEST(Alias, DefinitionHintsChangeNoResult) {
+TEST(Alias, DefinitionHintsChangeNoResultOfTheAnalysisOrValidate) {
   std::vector<Program> programs;
   for (const auto& file : testing::filesUnder(testing::corpusDir()))
     if (file.string().find("/crashes/") == std::string::npos) programs.push_back(testing::loadProgram(file));
@@ -478,18 +458,14 @@ TEST(Alias, DefinitionHintsChangeNoResult) {
   std::size_t hinted = 0;
   for (const Program& p : programs) {
     const SchemaTable table = schemasFor(p, builtinSchemas());
-    const std::string right = describe(analyzeAliases(rehinted(p, [](std::int64_t at) { return at; }), table));
-    const std::int64_t n = static_cast<std::int64_t>(p.graph.nodes.size());
-    const std::vector<std::function<std::int64_t(std::int64_t)>> wrong = {
-        [](std::int64_t) { return Arg::kNoDefinitionHint; },
-        [](std::int64_t) { return std::int64_t{0}; },
-        [](std::int64_t at) { return at + 1; },           // the next node: maybe the user itself, or later
-        [n](std::int64_t at) { return n - 1 - at; },      // anywhere
-        [n](std::int64_t) { return n; },                  // past the graph
-        [](std::int64_t) { return std::int64_t{1} << 40; },
-    };
-    for (std::size_t w = 0; w < wrong.size(); ++w)
-      EXPECT_EQ(describe(analyzeAliases(rehinted(p, wrong[w]), table)), right) << "hint variant " << w;
+    const std::string right = describe(analyzeAliases(testing::withDefinitionHints(p, [](std::int64_t at) { return at; }), table));
+    const std::string rightDiagnostics = formatAll(validate(testing::withDefinitionHints(p, [](std::int64_t at) { return at; })));
+    const auto useless = testing::uselessDefinitionHints(static_cast<std::int64_t>(p.graph.nodes.size()));
+    for (std::size_t w = 0; w < useless.size(); ++w) {
+      const Program variant = testing::withDefinitionHints(p, useless[w]);
+      EXPECT_EQ(describe(analyzeAliases(variant, table)), right) << "hint variant " << w;
+      EXPECT_EQ(formatAll(validate(variant)), rightDiagnostics) << "hint variant " << w;
+    }
     EXPECT_EQ(describe(analyzeAliases(p, table)), right);  // as read or generated
     for (const Node& node : p.graph.nodes)
       for (const Arg& a : node.args) hinted += a.isRef() && a.definitionHint() >= 0;

@@ -778,6 +778,23 @@ std::vector<std::pair<Program, SchemaTable>> corpusAndGeneratedPrograms() {
   return programs;
 }
 
+// The definition hints (Arg::definitionHint) spare the oracle's analyses name look-ups and
+// nothing else: with useless hints (missing, stale, out of range) every check report is the same.
+TEST(OracleElement, DefinitionHintsChangeNoVerdict) {
+  int compared = 0;
+  Checker checker;
+  for (const auto& [program, schemas] : corpusAndGeneratedPrograms()) {
+    CheckOptions options;
+    options.inputs = 1;
+    const std::string right = formatReport(checker.check(program, options, schemas));
+    for (const auto& hintOf : testing::uselessDefinitionHints(static_cast<std::int64_t>(program.graph.nodes.size()))) {
+      EXPECT_EQ(formatReport(checker.check(testing::withDefinitionHints(program, hintOf), options, schemas)), right);
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 300);
+}
+
 // check() takes the placed run of a placement that leaves the program unchanged from the
 // reference run (a third ending, Placed, after S_par and S_seq) instead of compiling the
 // program again as a placed program: the two must observe the same, for every program (those

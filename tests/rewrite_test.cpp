@@ -1,9 +1,11 @@
 // tests/rewrite_test.cpp: the graph surgery every placement shares (core/rewrite.h).
 #include <gtest/gtest.h>
 
+#include "core/placement.h"
 #include "core/rewrite.h"
 #include "core/text.h"
 #include "core/validate.h"
+#include "tests/testing.h"
 
 namespace wb {
 namespace {
@@ -71,6 +73,32 @@ TEST(Rewrite, ValueNodeHintsGiveTheSameProgramAndWrongHintsAreIgnored) {
   // A hint naming another node, or out of range, must not give the copy that node's type.
   EXPECT_EQ(copyBoth(p, indexOf(p, "z"), p.graph.nodes.size() + 5).program, byName);
   EXPECT_EQ(copyBoth(p, indexOf(p, "y"), std::nullopt).program, byName);
+}
+
+// A copied program's references keep hints naming their definitions (Arg::definitionHint) in
+// the new layout, the copies' own and the output's included; the readers of a placed program
+// then look no name up. (A consumed program's hints may go stale: see insertWriteBacks.)
+TEST(Rewrite, CopiedProgramsKeepTheirReferencesHinted) {
+  std::size_t refs = 0;
+  for (const std::filesystem::path& file : testing::filesUnder(testing::corpusDir() / "hazards")) {
+    const Program program = testing::loadProgram(file);
+    const SchemaTable table = schemasFor(program, builtinSchemas());
+    const PlacedProgram placed = place(program, Placement::Early, table);
+    if (placed.copies.empty()) continue;
+    const Graph& g = placed.program.graph;
+    auto check = [&](const Arg& a, auto& self) -> void {
+      if (a.isRef()) {
+        ++refs;
+        EXPECT_EQ(a.definitionHint(), static_cast<std::int64_t>(g.indexOf(a.text).value())) << file << ": " << a.text;
+      }
+      for (const Arg& item : a.items) self(item, self);
+    };
+    for (const Node& node : g.nodes) {
+      for (const Arg& a : node.args) check(a, check);
+      for (const auto& kv : node.kwargs) check(kv.second, check);
+    }
+  }
+  EXPECT_GT(refs, 100u);
 }
 
 TEST(Rewrite, ConsumingAndCopyingOverloadsAgree) {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -52,6 +54,39 @@ inline std::vector<std::filesystem::path> filesUnder(const std::filesystem::path
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// `p` with every reference's definition hint (Arg::definitionHint) set to hintOf(the index of
+// the node it names, or -1): right (the identity), missing, stale or out of range, to show that
+// a consumer's results do not depend on them.
+template <typename F>
+Program withDefinitionHints(Program p, F hintOf) {
+  const Graph original = p.graph;
+  auto rehint = [&](Arg& arg, auto& self) -> void {
+    if (arg.isRef()) {
+      const std::optional<std::size_t> at = original.indexOf(arg.text);
+      arg.setDefinitionHint(hintOf(at ? static_cast<std::int64_t>(*at) : -1));
+    }
+    for (Arg& item : arg.items) self(item, self);
+  };
+  for (Node& node : p.graph.nodes) {
+    for (Arg& a : node.args) rehint(a, rehint);
+    for (auto& kv : node.kwargs) rehint(kv.second, rehint);
+  }
+  return p;
+}
+
+// Hints that are no use, for withDefinitionHints on a program of `nodes` nodes: none, node 0,
+// the next node (maybe the user itself, or a later one), the mirror image, past the graph.
+inline std::vector<std::function<std::int64_t(std::int64_t)>> uselessDefinitionHints(std::int64_t nodes) {
+  return {
+      [](std::int64_t) { return Arg::kNoDefinitionHint; },
+      [](std::int64_t) { return std::int64_t{0}; },
+      [](std::int64_t at) { return at + 1; },
+      [nodes](std::int64_t at) { return nodes - 1 - at; },
+      [nodes](std::int64_t) { return nodes; },
+      [](std::int64_t) { return std::int64_t{1} << 40; },
+  };
 }
 
 }  // namespace wb::testing

@@ -137,6 +137,21 @@ TEST(Validate, UseBeforeDefinition) {
                                     "node 'add' uses itself in argument 1"));
 }
 
+// A definition hint (Arg::definitionHint) only ever confirms a definition before the use: one
+// naming the later definition, the user itself, another node or nothing leaves the errors as
+// they are without hints.
+TEST(Validate, DefinitionHintsConfirmNoBadReference) {
+  Program p = validProgram();
+  const std::int64_t later = static_cast<std::int64_t>(indexOf(p, "getitem"));
+  const std::int64_t self = static_cast<std::int64_t>(indexOf(p, "add"));
+  p.graph.nodes[indexOf(p, "mul")].args[1] = Arg::ref("getitem", later);
+  p.graph.nodes[indexOf(p, "add")].args[1] = Arg::ref("add", self);
+  p.graph.nodes[indexOf(p, "cat")].args[0].items[1] = Arg::ref("ghost", 0);
+  EXPECT_THAT(check(p), ElementsAre("node 'mul' uses 'getitem' before its definition (node #5) in argument 1",
+                                    "node 'add' uses itself in argument 1",
+                                    "node 'cat' uses undefined value 'ghost' in argument 0"));
+}
+
 // The references validate settles without checkArgument (the node just before, flat lists)
 // still report what is wrong with them: a use of the previous node's name when that name is a
 // duplicate resolves to its first definition, a flat list with a later or undefined item is
