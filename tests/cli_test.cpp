@@ -147,7 +147,8 @@ TEST(CliPlan, PlaceExplainAndPlanWorkOnEveryCorpusProgram) {
     EXPECT_EQ(placed.exitCode, 0) << path << "\n" << placed.err;
     CliRun json = wbcheck("place " + path.string() + " --explain --json");
     ASSERT_EQ(json.exitCode, 0) << path << "\n" << json.err;
-    for (const auto& copy : nlohmann::json::parse(json.out)["copies"]) {
+    const nlohmann::json parsed = nlohmann::json::parse(json.out);  // the loop reads into it
+    for (const auto& copy : parsed.at("copies")) {
       EXPECT_FALSE(copy["why"].get<std::string>().empty()) << path;
       EXPECT_NE(placed.out.find(copy["copy"].get<std::string>()), std::string::npos) << path;
     }
