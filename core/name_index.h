@@ -13,6 +13,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <span>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -249,6 +250,18 @@ class FlatNameIndex {
   std::size_t mask_ = 0;
   std::size_t size_ = 0;
 };
+
+// After an edit that moved node i of a graph to movedTo[i], makes the definition hints of the
+// references in `arg` follow their nodes (hints outside movedTo stay as they are).
+inline void followMovedNodes(Arg& arg, std::span<const std::uint32_t> movedTo) {
+  const std::int64_t hint = arg.definitionHint();
+  if (hint >= 0 && static_cast<std::uint64_t>(hint) < movedTo.size()) arg.setDefinitionHint(movedTo[static_cast<std::size_t>(hint)]);
+  for (Arg& item : arg.items) followMovedNodes(item, movedTo);
+}
+inline void followMovedNodes(Node& node, std::span<const std::uint32_t> movedTo) {
+  for (Arg& a : node.args) followMovedNodes(a, movedTo);
+  for (auto& kv : node.kwargs) followMovedNodes(kv.second, movedTo);
+}
 
 // Gives every reference in `graph` its definition hint (Arg::definitionHint): the index of the
 // first node of that name before the node using it, or none. For producers that build a graph

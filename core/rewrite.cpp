@@ -124,15 +124,6 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
   // so its hints go stale, which only costs its readers a look-up.
   std::vector<std::uint32_t> movedTo;
   if constexpr (!kConsume) movedTo.resize(in.nodes.size());
-  auto rehint = [&](Arg& a, auto& self) -> void {
-    const std::int64_t hint = a.definitionHint();
-    if (hint >= 0 && static_cast<std::uint64_t>(hint) < movedTo.size()) a.setDefinitionHint(movedTo[static_cast<std::size_t>(hint)]);
-    for (Arg& item : a.items) self(item, self);
-  };
-  auto rehintNode = [&](Node& n) {
-    for (Arg& a : n.args) rehint(a, rehint);
-    for (auto& kv : n.kwargs) rehint(kv.second, rehint);
-  };
   auto next = byAnchor.begin();
   constexpr std::size_t kLookahead = 8;  // the input is streamed: see AliasBuilder::run
   for (std::size_t i = 0; i < in.nodes.size(); ++i) {
@@ -148,7 +139,7 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
       if constexpr (!kConsume) {
         if (from != kNotFound) movedTo[from] = static_cast<std::uint32_t>(out.graph.nodes.size());
         out.graph.nodes.push_back(std::forward<decltype(n)>(n));
-        rehintNode(out.graph.nodes.back());
+        followMovedNodes(out.graph.nodes.back(), movedTo);
       } else {
         out.graph.nodes.push_back(std::forward<decltype(n)>(n));
       }
@@ -188,7 +179,7 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
 
   // Rewrite the returned tuple and the specs.
   std::vector<Arg> values = std::move(returned);
-  for (Arg& v : values) rehint(v, rehint);
+  for (Arg& v : values) followMovedNodes(v, movedTo);  // nothing to follow if consumed
   if (order == OutputOrder::KeepPositions) {
     for (std::size_t r = 0; r < k; ++r) {
       values[requests[r].outputIndex] = Arg::ref(result.copyNames[r], static_cast<std::int64_t>(result.copyPositions[r]));

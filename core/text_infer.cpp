@@ -8,11 +8,11 @@
 // output whose value is the copy's source, placed first (export's convention: mutations before
 // user outputs).
 #include <algorithm>
-#include <functional>
 #include <set>
 #include <unordered_map>
 #include <utility>
 
+#include "core/name_index.h"
 #include "core/text_syntax.h"
 
 namespace wb::text {
@@ -81,20 +81,12 @@ void liftMutatedAttributes(Graph& graph, InferenceHints& hints) {
     return;
   }
   // The references' definition hints (Arg::definitionHint) follow their nodes to the new order.
-  std::vector<std::int64_t> movedTo(isLifted.size());
-  std::int64_t front = 0, back = static_cast<std::int64_t>(lifted.size());
+  std::vector<std::uint32_t> movedTo(isLifted.size());
+  std::uint32_t front = 0, back = static_cast<std::uint32_t>(lifted.size());
   for (std::size_t i = 0; i < isLifted.size(); ++i) movedTo[i] = isLifted[i] ? front++ : back++;
-  std::function<void(Arg&)> follow = [&](Arg& a) {
-    const std::int64_t hint = a.definitionHint();
-    if (hint >= 0 && static_cast<std::size_t>(hint) < movedTo.size()) a.setDefinitionHint(movedTo[static_cast<std::size_t>(hint)]);
-    for (Arg& item : a.items) follow(item);
-  };
   for (Node& node : rest) lifted.push_back(std::move(node));
   graph.nodes = std::move(lifted);
-  for (Node& node : graph.nodes) {
-    for (Arg& a : node.args) follow(a);
-    for (auto& kv : node.kwargs) follow(kv.second);
-  }
+  for (Node& node : graph.nodes) followMovedNodes(node, movedTo);
 }
 
 std::vector<InputSpec> inferInputs(const Graph& graph, const InferenceHints& hints) {

@@ -381,12 +381,10 @@ void fillRef(Analysis& a, std::size_t at, const Arg& arg, std::uint32_t previous
   ArgRef ref;
   ref.arg = &arg;
   if (arg.isRef()) {
-    const std::vector<Node>& nodes = a.program->graph.nodes;
-    const std::int64_t hint = arg.definitionHint();
-    if (hint >= 0 && static_cast<std::uint64_t>(hint) < denotes.size() && denotes[static_cast<std::size_t>(hint)] &&
-        sameName(nodes[static_cast<std::size_t>(hint)].name, arg.text))
-      ref.node = static_cast<std::uint32_t>(hint);
-    else if (previous != ArgRef::kNoNode && sameName(nodes[previous].name, arg.text)) ref.node = previous;
+    const Graph& graph = a.program->graph;
+    const std::uint32_t hinted = hintedDefinition(graph, arg, denotes.size(), ArgRef::kNoNode);
+    if (hinted != ArgRef::kNoNode && denotes[hinted]) ref.node = hinted;
+    else if (previous != ArgRef::kNoNode && sameName(graph.nodes[previous].name, arg.text)) ref.node = previous;
     else if (std::optional<std::size_t> node = a.find(arg.text)) ref.node = static_cast<std::uint32_t>(*node);
   } else if (arg.isSequence()) {
     ref.itemsAt = static_cast<std::uint32_t>(a.argRefs.size());

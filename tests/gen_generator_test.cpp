@@ -18,6 +18,7 @@
 #include "gen/choices.h"
 #include "gen/generator.h"
 #include "gen/rapidcheck_choices.h"
+#include "tests/testing.h"
 
 namespace wb::gen {
 namespace {
@@ -109,18 +110,7 @@ TEST(GenGenerator, SameSeedSameText) {
 TEST(GenGenerator, ReferencesCarryTheIndexOfTheirDefinition) {
   std::size_t refs = 0;
   for (std::uint64_t seed = 0; seed < 100; ++seed) {
-    const Program p = generateFromSeed(seed);
-    auto check = [&](const Arg& a, auto& self) -> void {
-      if (a.isRef()) {
-        ++refs;
-        EXPECT_EQ(a.definitionHint(), static_cast<std::int64_t>(p.graph.indexOf(a.text).value())) << a.text;
-      }
-      for (const Arg& item : a.items) self(item, self);
-    };
-    for (const Node& node : p.graph.nodes) {
-      for (const Arg& a : node.args) check(a, check);
-      for (const auto& kv : node.kwargs) check(kv.second, check);
-    }
+    refs += testing::expectReferencesHintTheirDefinitions(generateFromSeed(seed), "seed " + std::to_string(seed));
   }
   EXPECT_GT(refs, 1000u);
 }

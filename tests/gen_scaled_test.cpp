@@ -7,6 +7,7 @@
 #include "core/validate.h"
 #include "gen/scaled.h"
 #include "oracle/oracle.h"
+#include "tests/testing.h"
 
 namespace wb {
 namespace {
@@ -34,17 +35,7 @@ TEST(ScaledShapes, ValidateWithTheRequestedSizes) {
 // (Arg::definitionHint): the benchmark places programs as a user's printout would arrive.
 TEST(ScaledShapes, ReferencesCarryTheIndexOfTheirDefinition) {
   for (const Program& p : {gen::chainProgram(300, 10), gen::decoderProgram(300, 10)}) {
-    std::size_t refs = 0;
-    auto check = [&](const Arg& a, auto& self) -> void {
-      if (a.isRef()) {
-        ++refs;
-        EXPECT_EQ(a.definitionHint(), static_cast<std::int64_t>(p.graph.indexOf(a.text).value())) << a.text;
-      }
-      for (const Arg& item : a.items) self(item, self);
-    };
-    for (const Node& node : p.graph.nodes)
-      for (const Arg& a : node.args) check(a, check);
-    EXPECT_GT(refs, 300u);
+    EXPECT_GT(testing::expectReferencesHintTheirDefinitions(p), 300u);
   }
 }
 

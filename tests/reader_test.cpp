@@ -2,7 +2,6 @@
 // printouts of corpus/real (shared/real-graphs and more) read to the expected structure.
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <string>
 
 #include "core/text.h"
@@ -282,19 +281,7 @@ TEST(Args, ReferencesCarryTheIndexOfTheirDefinition) {
     const std::filesystem::path path = testing::realGraphsDir() / name;
     ASSERT_TRUE(std::filesystem::exists(path)) << path;
     const Program p = testing::loadProgram(path);
-    std::size_t refs = 0;
-    std::function<void(const Arg&)> check = [&](const Arg& a) {
-      if (a.isRef()) {
-        ++refs;
-        EXPECT_EQ(a.definitionHint(), static_cast<std::int64_t>(p.graph.indexOf(a.text).value())) << a.text;
-      }
-      for (const Arg& item : a.items) check(item);
-    };
-    for (const Node& node : p.graph.nodes) {
-      for (const Arg& a : node.args) check(a);
-      for (const auto& kv : node.kwargs) check(kv.second);
-    }
-    EXPECT_GT(refs, 3u) << name;
+    EXPECT_GT(testing::expectReferencesHintTheirDefinitions(p, name), 3u) << name;
   }
 }
 

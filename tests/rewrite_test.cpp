@@ -85,18 +85,7 @@ TEST(Rewrite, CopiedProgramsKeepTheirReferencesHinted) {
     const SchemaTable table = schemasFor(program, builtinSchemas());
     const PlacedProgram placed = place(program, Placement::Early, table);
     if (placed.copies.empty()) continue;
-    const Graph& g = placed.program.graph;
-    auto check = [&](const Arg& a, auto& self) -> void {
-      if (a.isRef()) {
-        ++refs;
-        EXPECT_EQ(a.definitionHint(), static_cast<std::int64_t>(g.indexOf(a.text).value())) << file << ": " << a.text;
-      }
-      for (const Arg& item : a.items) self(item, self);
-    };
-    for (const Node& node : g.nodes) {
-      for (const Arg& a : node.args) check(a, check);
-      for (const auto& kv : node.kwargs) check(kv.second, check);
-    }
+    refs += testing::expectReferencesHintTheirDefinitions(placed.program, file.string());
   }
   EXPECT_GT(refs, 100u);
 }

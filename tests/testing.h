@@ -76,6 +76,29 @@ Program withDefinitionHints(Program p, F hintOf) {
   return p;
 }
 
+// Expects every reference in `p` to carry the index of its definition as its hint
+// (Arg::definitionHint), as the reader, the generators and a copied placement give them.
+// Returns the number of references checked.
+inline std::size_t expectReferencesHintTheirDefinitions(const Program& p, const std::string& context = {}) {
+  std::size_t refs = 0;
+  auto check = [&](const Arg& a, auto& self) -> void {
+    if (a.isRef()) {
+      ++refs;
+      const std::optional<std::size_t> at = p.graph.indexOf(a.text);
+      EXPECT_TRUE(at.has_value()) << context << ": " << a.text;
+      if (at) {
+        EXPECT_EQ(a.definitionHint(), static_cast<std::int64_t>(*at)) << context << ": " << a.text;
+      }
+    }
+    for (const Arg& item : a.items) self(item, self);
+  };
+  for (const Node& node : p.graph.nodes) {
+    for (const Arg& a : node.args) check(a, check);
+    for (const auto& kv : node.kwargs) check(kv.second, check);
+  }
+  return refs;
+}
+
 // Hints that are no use, for withDefinitionHints on a program of `nodes` nodes: none, node 0,
 // the next node (maybe the user itself, or a later one), the mirror image, past the graph.
 inline std::vector<std::function<std::int64_t(std::int64_t)>> uselessDefinitionHints(std::int64_t nodes) {
