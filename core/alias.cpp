@@ -6,18 +6,6 @@
 
 namespace wb {
 
-namespace {
-
-// Node name -> index over the graph being analysed.
-struct NodeName {
-  const Graph* graph;
-  std::string_view operator()(std::uint32_t id) const { return graph->nodes[id].name; }
-};
-using NodeIndex = FlatNameIndex<NodeName>;
-
-
-}  // namespace
-
 bool isCopyViewVariant(std::string_view target) {
   // Everything ExecuTorch's view passes may turn into a view of the op's self (to_edge turns
   // every view op into its *_copy form; ReplaceViewCopyWithViewPass turns them back).
@@ -107,35 +95,12 @@ class AliasBuilder {
       // arguments live elsewhere on the heap, which the hardware prefetchers do not follow.
       if (i + 2 * kLookahead < n) prefetchNode(graph_.nodes[i + 2 * kLookahead]);
       if (i + kLookahead < n) prefetchArgs(graph_.nodes[i + kLookahead]);
-      current_ = static_cast<NodeId>(i);
       visit(static_cast<NodeId>(i));
     }
     return std::move(info_);
   }
 
  private:
-  // The node a reference inside the node being visited names (kNoNode if none before it: only
-  // an invalid program names a later node or none). Three ways, cheapest first:
-  // - its definition hint (Arg::definitionHint), which the text reader and the generators set:
-  //   one name comparison, where a hash index over 10^6 names costs a cache miss per insertion
-  //   and per lookup;
-  // - the node just before, which most arguments name (chains of ops);
-  // - the name index, built only when a reference needs it (a program built without hints, or
-  //   edited since), from the nodes before the one being visited.
-  // The analysis takes a valid program (unique names), so the three agree.
-  NodeId resolveUse(const Arg& ref) {
-    if (const NodeId hinted = hintedDefinition(graph_, ref, current_, kNoNode); hinted != kNoNode) return hinted;
-    if (current_ > 0 && sameName(graph_.nodes[current_ - 1].name, ref.text)) return current_ - 1;
-    return lookUp(ref.text);
-  }
-
-  // `name` in the index of the nodes before the visited one; the index catches up first.
-  NodeId lookUp(std::string_view name) {
-    if (!index_) index_.emplace(NodeName{&graph_}, graph_.nodes.size());
-    for (; indexed_ < current_; ++indexed_) index_->insert(indexed_);
-    return index_->find(name);
-  }
-
   static void prefetchArgs(const Node& node) {
     if (node.args.empty()) return;
     const char* p = reinterpret_cast<const char*>(node.args.data());
@@ -224,14 +189,14 @@ class AliasBuilder {
   // Every node referenced inside `arg`, in order (list and tuple arguments flattened).
   void collectRefs(const Arg& arg, std::vector<NodeId>& out) {
     if (arg.kind == Arg::Kind::Ref) {
-      if (NodeId id = resolveUse(arg); id != kNoNode) out.push_back(id);
+      out.push_back(arg.node);
     } else if (arg.isSequence()) {
       for (const Arg& item : arg.items) collectRefs(item, out);
     }
   }
 
-  // Every node the node uses into refs_, in order (args, then kwargs; lists flattened), each
-  // name resolved once; argRefs_[i] is the range of argument i (positional ones, then kwargs).
+  // Every node the node uses into refs_, in order (args, then kwargs; lists flattened);
+  // argRefs_[i] is the range of argument i (positional ones, then kwargs).
   // Also records args[0] for in-place lineage walks.
   void gatherRefs(NodeId n, const Node& node) {
     refs_.clear();
@@ -349,7 +314,7 @@ class AliasBuilder {
     switch (node.op) {
       case NodeOp::Placeholder:
       case NodeOp::GetAttr:
-        if (!node.args.empty() && node.args[0].isRef()) info_.nodes_[n].firstArg = resolveUse(node.args[0]);
+        if (!node.args.empty() && node.args[0].isRef()) info_.nodes_[n].firstArg = node.args[0].node;
         roots_.push_back(n);
         info_.rootSpan_[n] = commitRoots(roots_);
         finish(n, false);
@@ -362,7 +327,7 @@ class AliasBuilder {
         info_.output_ = n;
         const std::span<const Arg> values = graph_.returnedArgs();
         info_.returned_.reserve(info_.returned_.size() + values.size());
-        for (const Arg& a : values) info_.returned_.push_back(a.isRef() ? resolveUse(a) : kNoNode);
+        for (const Arg& a : values) info_.returned_.push_back(a.isRef() ? a.node : kNoNode);
         return;
       }
       case NodeOp::CallModule:
@@ -375,7 +340,7 @@ class AliasBuilder {
 
     const TargetInfo& target = targetInfo(node);
     if (target.getitem) {
-      if (!node.args.empty() && node.args[0].isRef()) info_.nodes_[n].firstArg = resolveUse(node.args[0]);
+      if (!node.args.empty() && node.args[0].isRef()) info_.nodes_[n].firstArg = node.args[0].node;
       getitem(n, node);
       return;
     }
@@ -497,9 +462,6 @@ class AliasBuilder {
   const SchemaTable& schemas_;
   AliasOptions options_;
   AliasInfo info_;
-  NodeId current_ = 0;                // the node being visited
-  std::optional<NodeIndex> index_;    // names of nodes [0, indexed_): see lookUp
-  NodeId indexed_ = 0;
   std::vector<TargetInfo> targets_;
   FlatNameIndex<TargetName> targetIndex_;  // target -> first entry in targets_
   std::array<CachedTarget, kTargetCacheSlots> targetCache_{};  // see targetInfo

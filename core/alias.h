@@ -40,10 +40,8 @@
 
 namespace wb {
 
-// Index of a node in Program::graph.nodes. A root is named by the node that creates it.
-using NodeId = std::uint32_t;
+// A root is named by the node that creates it (NodeId: core/ir.h).
 using RootId = NodeId;
-inline constexpr NodeId kNoNode = std::numeric_limits<NodeId>::max();
 
 // One storage access of a node: `root`, reached through the argument value `via` (a node).
 struct RootAccess {
@@ -120,9 +118,8 @@ class AliasInfo {
   static constexpr std::uint8_t kInplaceKind = 2;
 
   // Everything per node in one record: one allocation per analysis instead of one per field
-  // (the oracle analyses ~30-node programs many thousand times a second). The root ranges,
-  // read for every argument of every node, stay in a dense array of their own: on 10^6
-  // nodes the cache misses of a 56-byte record per lookup cost more than the allocation.
+  // (the oracle analyses small programs over and over). The root ranges, read for every
+  // argument of every node, stay in a dense array of their own, apart from the larger records.
   struct PerNode {
     Span elements;   // range in elementPool_ (size 0: none)
     Span reads, writes;           // ranges in readPool_ / writePool_
@@ -131,8 +128,7 @@ class AliasInfo {
     std::uint8_t flags = 0;
   };
 
-  // Per node and pools over all nodes: on 10^6 nodes, tens of megabytes each (see
-  // HugePageAllocator).
+  // Per node and pools over all nodes: large on large programs (see HugePageAllocator).
   HugePageVector<PerNode> nodes_;
   HugePageVector<Span> rootSpan_;  // per node: range in rootPool_
   HugePageVector<RootId> rootPool_;

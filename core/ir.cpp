@@ -20,8 +20,8 @@ bool operator==(const Arg& a, const Arg& b) {
     // Bitwise-equal doubles (so NaN == NaN and -0.0 != 0.0): what round trips must keep.
     case Arg::Kind::Float:
       return std::memcmp(&a.real, &b.real, sizeof(double)) == 0;
+    case Arg::Kind::Ref: return a.node == b.node;
     case Arg::Kind::String:
-    case Arg::Kind::Ref:
     case Arg::Kind::Token: return sameName(a.text, b.text);  // short texts, compared inline
     case Arg::Kind::List:
     case Arg::Kind::Tuple: return a.items == b.items;
@@ -36,6 +36,30 @@ bool operator==(const Arg& a, const Arg& b) {
 bool operator==(const Node& a, const Node& b) {
   return a.op == b.op && sameName(a.name, b.name) && a.target == b.target && sameName(a.typeText, b.typeText) &&
          a.args == b.args && a.kwargs == b.kwargs && a.meta == b.meta;
+}
+
+bool sameArgText(const Arg& a, const Graph& aGraph, const Arg& b, const Graph& bGraph) {
+  if (a.kind != b.kind) return false;
+  if (a.kind == Arg::Kind::Ref)
+    return a.node < aGraph.nodes.size() && b.node < bGraph.nodes.size() &&
+           sameName(aGraph.nodes[a.node].name, bGraph.nodes[b.node].name);
+  if (!a.isSequence()) return a == b;
+  if (a.items.size() != b.items.size()) return false;
+  for (std::size_t k = 0; k < a.items.size(); ++k)
+    if (!sameArgText(a.items[k], aGraph, b.items[k], bGraph)) return false;
+  return true;
+}
+
+bool sameNodeText(const Node& a, const Graph& aGraph, const Node& b, const Graph& bGraph) {
+  if (a.op != b.op || !sameName(a.name, b.name) || a.target != b.target || !sameName(a.typeText, b.typeText) ||
+      a.args.size() != b.args.size() || a.kwargs.size() != b.kwargs.size() || !(a.meta == b.meta))
+    return false;
+  for (std::size_t k = 0; k < a.args.size(); ++k)
+    if (!sameArgText(a.args[k], aGraph, b.args[k], bGraph)) return false;
+  for (std::size_t k = 0; k < a.kwargs.size(); ++k)
+    if (a.kwargs[k].first != b.kwargs[k].first || !sameArgText(a.kwargs[k].second, aGraph, b.kwargs[k].second, bGraph))
+      return false;
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -233,6 +257,54 @@ std::span<const Arg> Graph::returnedArgs() const {
 std::vector<Arg> Graph::returnedValues() const {
   const std::span<const Arg> values = returnedArgs();
   return std::vector<Arg>(values.begin(), values.end());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Edits.
+
+namespace {
+void renumberArg(Arg& arg, std::span<const NodeId> oldToNew) {
+  if (arg.kind == Arg::Kind::Ref) {
+    const NodeId to = arg.node < oldToNew.size() ? oldToNew[arg.node] : kNoNode;
+    if (to == kNoNode)
+      throw std::invalid_argument("renumberReferences: a reference to node #" + std::to_string(arg.node) +
+                                  (arg.node < oldToNew.size() ? ", which the edit deletes" : ", which does not exist"));
+    arg.node = to;
+  } else if (arg.isSequence()) {
+    for (Arg& item : arg.items) renumberArg(item, oldToNew);
+  }
+}
+}  // namespace
+
+void renumberReferences(std::span<Node> nodes, std::span<const NodeId> oldToNew) {
+  for (Node& node : nodes) {
+    for (Arg& a : node.args) renumberArg(a, oldToNew);
+    for (auto& kv : node.kwargs) renumberArg(kv.second, oldToNew);
+  }
+}
+
+std::vector<NodeId> eraseNodes(Graph& graph, const std::vector<bool>& erased) {
+  if (erased.size() != graph.nodes.size()) throw std::invalid_argument("eraseNodes: one flag per node");
+  std::vector<NodeId> oldToNew(graph.nodes.size(), kNoNode);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (erased[i]) continue;
+    oldToNew[i] = static_cast<NodeId>(kept);
+    if (kept != i) graph.nodes[kept] = std::move(graph.nodes[i]);
+    ++kept;
+  }
+  graph.nodes.resize(kept);
+  renumberReferences(graph, oldToNew);
+  return oldToNew;
+}
+
+void insertNode(Graph& graph, std::size_t at, Node node) {
+  if (at > graph.nodes.size()) throw std::out_of_range("insertNode: position past the end");
+  std::vector<NodeId> oldToNew(graph.nodes.size());
+  for (std::size_t i = 0; i < oldToNew.size(); ++i) oldToNew[i] = static_cast<NodeId>(i < at ? i : i + 1);
+  renumberReferences(std::span<Node>(&node, 1), oldToNew);
+  renumberReferences(std::span<Node>(graph.nodes).subspan(at), oldToNew);
+  graph.nodes.insert(graph.nodes.begin() + static_cast<std::ptrdiff_t>(at), std::move(node));
 }
 
 // ---------------------------------------------------------------------------------------------

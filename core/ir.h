@@ -2,13 +2,16 @@
 //
 // A Program is what `torch.export` produces: a Graph (nodes in a topological order,
 // placeholders first, one output node last) plus a Signature that says which placeholders are
-// buffers, parameters or user inputs and which outputs are mutations. Everything here is a
-// plain value type; analyses are free functions elsewhere in core/.
+// buffers, parameters or user inputs and which outputs are mutations. A node refers to another
+// by its index in their graph (Arg::node), as LLVM, MLIR and FX hold operands; names are for
+// reading and writing text and for messages. Everything here is a plain value type; analyses
+// are free functions elsewhere in core/, and edits that move nodes renumber the references
+// (renumberReferences).
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,6 +27,11 @@ namespace wb {
 // ---------------------------------------------------------------------------------------------
 // Argument values: the small tree FX prints inside `args = (...)` and `kwargs = {...}`.
 
+// Index of a node in its graph's `nodes` (Graph::nodes). A reference inside a submodule's graph
+// indexes that graph.
+using NodeId = std::uint32_t;
+inline constexpr NodeId kNoNode = std::numeric_limits<NodeId>::max();
+
 struct Arg {
   enum class Kind : std::uint8_t {
     None,    // None
@@ -31,59 +39,32 @@ struct Arg {
     Int,     // 3, -1
     Float,   // 1e-05, 1.0, inf
     String,  // 'none' (text holds the unquoted string)
-    Ref,     // a node, by name (text holds the node name)
+    Ref,     // a node of the same graph (node holds its index; the text reader and writer
+             // turn it into that node's name and back)
     List,    // [a, b]
     Tuple,   // (a, b)
     Token,   // torch.float32, torch.contiguous_format, device(type='cpu'): text verbatim
   };
 
   Kind kind = Kind::None;
-  // The scalar of a Bool, Int or Float argument; read only the member its kind names. One
-  // union, because every node's arguments are copied and read by passes over 10^6 nodes.
-  // A Ref keeps its definition hint in `integer` (see definitionHint()).
+  // A Ref's defining node: its index in the graph that holds this argument, earlier than the
+  // node using it (validate() checks both). kNoNode for every other kind.
+  NodeId node = kNoNode;
+  // The scalar of a Bool, Int or Float argument; read only the member its kind names.
   union {
     std::int64_t integer = 0;
     bool boolean;
     double real;
   };
-  std::string text;
-  CompactVector<Arg> items;  // one pointer wide: most arguments are no lists
-
-  Arg() = default;
-  // By kind: a program copy copies every argument, and most are references, whose empty
-  // `items` a member-wise copy would still construct and check.
-  Arg(const Arg& other) : kind(other.kind) {
-    // The scalar, or a Ref's definition hint: whichever member is live, as its 8 bytes.
-    std::memcpy(&integer, &other.integer, sizeof integer);
-    switch (kind) {
-      case Kind::String:
-      case Kind::Ref:
-      case Kind::Token: text = other.text; break;
-      case Kind::List:
-      case Kind::Tuple: items = other.items; break;
-      default: break;
-    }
-  }
-  Arg(Arg&&) noexcept = default;
-  Arg& operator=(const Arg& other) {
-    if (this != &other) *this = Arg(other);
-    return *this;
-  }
-  Arg& operator=(Arg&&) noexcept = default;
-  ~Arg() = default;
+  std::string text;          // String: the unquoted string; Token: the text as printed
+  CompactVector<Arg> items;  // List, Tuple; one pointer wide: most arguments are no lists
 
   static Arg none() { return {}; }
   static Arg ofBool(bool v) { Arg a; a.kind = Kind::Bool; a.boolean = v; return a; }
   static Arg ofInt(std::int64_t v) { Arg a; a.kind = Kind::Int; a.integer = v; return a; }
   static Arg ofFloat(double v) { Arg a; a.kind = Kind::Float; a.real = v; return a; }
   static Arg ofString(std::string v) { Arg a; a.kind = Kind::String; a.text = std::move(v); return a; }
-  static Arg ref(std::string node, std::int64_t definitionHint = kNoDefinitionHint) {
-    Arg a;
-    a.kind = Kind::Ref;
-    a.integer = definitionHint;
-    a.text = std::move(node);
-    return a;
-  }
+  static Arg ref(NodeId node) { Arg a; a.kind = Kind::Ref; a.node = node; return a; }
   static Arg token(std::string v) { Arg a; a.kind = Kind::Token; a.text = std::move(v); return a; }
   static Arg list(std::vector<Arg> v) { Arg a; a.kind = Kind::List; a.items = std::move(v); return a; }
   static Arg tuple(std::vector<Arg> v) { Arg a; a.kind = Kind::Tuple; a.items = std::move(v); return a; }
@@ -91,27 +72,14 @@ struct Arg {
   bool isRef() const { return kind == Kind::Ref; }
   bool isSequence() const { return kind == Kind::List || kind == Kind::Tuple; }
 
-  // A reference's definition hint: the index in its graph of the node it names, as the producer
-  // found it (the text reader and the generators resolve every name as they build the graph),
-  // or kNoDefinitionHint. Programs refer to nodes by name, and on 10^6 nodes resolving names
-  // through a hash index costs a cache miss per name; a hint costs one name comparison. It is
-  // only a hint: no part of the value (== ignores it), possibly stale (an edit that moves nodes
-  // leaves it behind), so a consumer uses it only after finding the name at that index
-  // (resolveByHint) and otherwise resolves the name as usual.
-  static constexpr std::int64_t kNoDefinitionHint = -1;
-  std::int64_t definitionHint() const { return isRef() ? integer : kNoDefinitionHint; }
-  void setDefinitionHint(std::int64_t index) {
-    if (isRef()) integer = index;
-  }
-
   friend bool operator==(const Arg& a, const Arg& b);
 };
 
-// Calls f(name) for every node reference inside `arg`, depth first, left to right.
+// Calls f(id) for every node reference inside `arg`, depth first, left to right.
 template <typename F>
 void forEachRef(const Arg& arg, F&& f) {
   if (arg.kind == Arg::Kind::Ref) {
-    f(arg.text);
+    f(arg.node);
   } else if (arg.isSequence()) {
     for (const Arg& item : arg.items) forEachRef(item, f);
   }
@@ -230,6 +198,37 @@ struct Graph {
 
   friend bool operator==(const Graph&, const Graph&) = default;
 };
+
+// Whether node a of graph aGraph and node b of graph bGraph read the same as text: every field
+// equal, except that references compare the names of the nodes they refer to. How two versions
+// of a program (one edited, its nodes moved) are matched node for node; in a valid program a
+// name denotes one node.
+bool sameArgText(const Arg& a, const Graph& aGraph, const Arg& b, const Graph& bGraph);
+bool sameNodeText(const Node& a, const Graph& aGraph, const Node& b, const Graph& bGraph);
+
+// ---------------------------------------------------------------------------------------------
+// Edits. References are node indices, so every edit that inserts, deletes or moves nodes
+// renumbers the references of the nodes it keeps, through renumberReferences.
+
+// Replaces every reference r in the arguments of `nodes` (positional and keyword, inside lists
+// and tuples, the output node's too) by oldToNew[r]. Precondition: every reference is below
+// oldToNew.size() and maps to a node (not kNoNode, the mark of a deleted node); otherwise it
+// throws std::invalid_argument naming the first offender, and the nodes before it are already
+// renumbered (a broken precondition is the caller's bug: redirect or delete the uses of a node
+// before deleting it).
+void renumberReferences(std::span<Node> nodes, std::span<const NodeId> oldToNew);
+inline void renumberReferences(Graph& graph, std::span<const NodeId> oldToNew) {
+  renumberReferences(std::span<Node>(graph.nodes), oldToNew);
+}
+
+// Deletes the nodes i with erased[i] (erased.size() == graph.nodes.size()), keeps the others in
+// order and renumbers their references. Returns the mapping (kNoNode for a deleted node). The
+// same precondition: no kept node may use a deleted one.
+std::vector<NodeId> eraseNodes(Graph& graph, const std::vector<bool>& erased);
+
+// Inserts `node`, whose references use the graph's numbering before the insertion, at position
+// `at` (<= graph.nodes.size()), and renumbers its references and those of the nodes after it.
+void insertNode(Graph& graph, std::size_t at, Node node);
 
 // ---------------------------------------------------------------------------------------------
 // The graph signature of torch.export (torch/export/graph_signature.py).

@@ -311,10 +311,9 @@ class PlanBuilder {
   const SchemaTable& schemas_;
   const PlanOptions& options_;
 
-  std::map<std::string, std::size_t, std::less<>> indexByName_;
   std::set<std::string, std::less<>> mutatedBufferFqns_;
-  std::vector<std::string> returnedNodes_;  // referenced by the output node, in order
-  std::set<std::string, std::less<>> returnedSet_;
+  std::vector<NodeId> returnedNodes_;  // referenced by the output node, in order
+  std::set<std::string, std::less<>> returnedSet_;  // their names
   // For each node used by operator.getitem: the largest index and each index's type.
   std::map<std::string, std::map<std::int64_t, std::string>, std::less<>> getItemTypes_;
 
@@ -326,15 +325,14 @@ class PlanBuilder {
 };
 
 void PlanBuilder::indexGraph() {
-  for (std::size_t i = 0; i < graph_.nodes.size(); ++i) indexByName_.emplace(graph_.nodes[i].name, i);
   maxIndex_ = graph_.nodes.empty() ? 0 : static_cast<int>(graph_.nodes.size()) - 1;
   // buffers_to_mutate.values(): the FQNs of BUFFER_MUTATION outputs (they keep their kind and
   // target after the write-back pass renames them to the copies).
   for (const OutputSpec& spec : program_.signature.outputs)
     if (spec.kind == OutputKind::BufferMutation) mutatedBufferFqns_.insert(spec.target);
   if (const Node* output = graph_.outputNode()) {
-    auto add = [&](const std::string& n) {
-      if (returnedSet_.insert(n).second) returnedNodes_.push_back(n);
+    auto add = [&](NodeId id) {
+      if (returnedSet_.insert(graph_.nodes[id].name).second) returnedNodes_.push_back(id);
     };
     for (const Arg& a : output->args) forEachRef(a, add);
     for (const auto& kv : output->kwargs) forEachRef(kv.second, add);
@@ -343,7 +341,7 @@ void PlanBuilder::indexGraph() {
     if (node.target != "operator.getitem" || node.args.size() < 2 || !node.args[0].isRef() ||
         node.args[1].kind != Arg::Kind::Int)
       continue;
-    getItemTypes_[node.args[0].text].emplace(node.args[1].integer, node.typeText);
+    getItemTypes_[graph_.nodes[node.args[0].node].name].emplace(node.args[1].integer, node.typeText);
   }
 }
 
@@ -370,9 +368,8 @@ std::optional<SpecId> PlanBuilder::freshSpec(const Node& node, int element, std:
 // The spec of an argument that is one node with one TensorSpec (not a multi-output tuple).
 std::optional<SpecId> PlanBuilder::singleSpecOf(const Arg* arg) const {
   if (!arg || !arg->isRef()) return std::nullopt;
-  auto it = indexByName_.find(arg->text);
-  if (it == indexByName_.end() || it->second >= nodeSpecs_.size()) return std::nullopt;
-  const NodeSpecs& ns = nodeSpecs_[it->second];
+  if (arg->node >= nodeSpecs_.size()) return std::nullopt;
+  const NodeSpecs& ns = nodeSpecs_[arg->node];
   if (ns.elements.empty() || (ns.elements.size() > 1 && !ns.elementsShareBase)) return std::nullopt;
   return ns.elements[0];
 }
@@ -405,12 +402,11 @@ void PlanBuilder::assignGetItem(const Node& node, NodeSpecs& out) {
     out.elements.push_back(freshSpec(node, -1, node.typeText));
     return;
   }
-  auto it = indexByName_.find(node.args[0].text);
-  if (it == indexByName_.end() || it->second >= nodeSpecs_.size()) {
+  if (node.args[0].node >= nodeSpecs_.size()) {
     out.elements.push_back(std::nullopt);
     return;
   }
-  const NodeSpecs& producer = nodeSpecs_[it->second];
+  const NodeSpecs& producer = nodeSpecs_[node.args[0].node];
   std::int64_t index = node.args[1].integer;
   std::optional<SpecId> spec;
   if (producer.elementsShareBase && !producer.elements.empty()) {
@@ -554,16 +550,13 @@ void PlanBuilder::computeLifetimes() {
     // The node's own specs; the output node's own spec is the tuple of the returned values'
     // specs (in-place results included: their spec is the mutated input's).
     if (node.isOutput()) {
-      for (const std::string& name : returnedNodes_)
-        if (auto it = indexByName_.find(name); it != indexByName_.end()) touchAll(nodeSpecs_[it->second]);
+      for (NodeId id : returnedNodes_) touchAll(nodeSpecs_[id]);
     } else if (!nodeSpecs_[i].inplace) {
       touchAll(nodeSpecs_[i]);
     }
     // Every node among the arguments (flattened), by collect_specs_from_nodes' rules.
-    auto touchArg = [&](const std::string& name) {
-      auto it = indexByName_.find(name);
-      if (it == indexByName_.end()) return;
-      const NodeSpecs& ns = nodeSpecs_[it->second];
+    auto touchArg = [&](NodeId id) {
+      const NodeSpecs& ns = nodeSpecs_[id];
       if (ns.inplace && !options_.inplaceArgumentsExtendLifetime) return;
       touchAll(ns);
     };
@@ -579,10 +572,10 @@ void PlanBuilder::reportLateInplaceUses() {
   for (std::size_t i = 0; i < graph_.nodes.size(); ++i) {
     const Node& node = graph_.nodes[i];
     if (node.isOutput()) continue;
-    auto check = [&](const std::string& name) {
-      auto it = indexByName_.find(name);
-      if (it == indexByName_.end() || !nodeSpecs_[it->second].inplace) return;
-      for (const std::optional<SpecId>& s : nodeSpecs_[it->second].elements) {
+    auto check = [&](NodeId id) {
+      if (!nodeSpecs_[id].inplace) return;
+      const std::string& name = graph_.nodes[id].name;
+      for (const std::optional<SpecId>& s : nodeSpecs_[id].elements) {
         if (!s || specs_[*s].end >= static_cast<int>(i)) continue;
         notes_.push_back(fmt::format(
             "%{} (index {}) reads in-place result %{} after the lifetime of its spec (%{}, ends at {}): "
@@ -611,8 +604,7 @@ std::vector<SpecId> PlanBuilder::collectPlanned() {
     const Node& node = graph_.nodes[i];
     if (node.op == NodeOp::GetAttr) continue;
     if (node.isOutput()) {
-      for (const std::string& name : returnedNodes_)
-        if (auto it = indexByName_.find(name); it != indexByName_.end()) add(nodeSpecs_[it->second]);
+      for (NodeId id : returnedNodes_) add(nodeSpecs_[id]);
       continue;
     }
     if (nodeSpecs_[i].inplace) continue;
@@ -632,8 +624,8 @@ void PlanBuilder::findWriteBacks(MemoryPlan& plan) const {
     WriteBackCopy copy;
     copy.copyNode = node.name;
     copy.index = static_cast<int>(i);
-    copy.buffer = node.args[0].isRef() ? node.args[0].text : "";
-    copy.value = node.args[1].isRef() ? node.args[1].text : "";
+    copy.buffer = node.args[0].isRef() ? graph_.nodes[node.args[0].node].name : "";
+    copy.value = node.args[1].isRef() ? graph_.nodes[node.args[1].node].name : "";
     plan.writeBacks.push_back(std::move(copy));
   }
 }
@@ -678,18 +670,19 @@ MemoryPlan PlanBuilder::build() {
     plan.tensors.push_back(std::move(t));
   }
   // Flags that need the node -> spec map.
-  auto specsOfNode = [&](std::string_view name) -> std::vector<std::size_t> {
+  auto specsOfNode = [&](NodeId id) -> std::vector<std::size_t> {
     std::vector<std::size_t> out;
-    auto it = indexByName_.find(name);
-    if (it == indexByName_.end()) return out;
-    for (const std::optional<SpecId>& s : nodeSpecs_[it->second].elements)
+    for (const std::optional<SpecId>& s : nodeSpecs_[id].elements)
       if (s && plannedIndex[*s]) out.push_back(*plannedIndex[*s]);
     return out;
   };
-  for (const std::string& name : returnedNodes_)
-    for (std::size_t t : specsOfNode(name)) plan.tensors[t].graphOutput = true;
-  for (const WriteBackCopy& copy : plan.writeBacks)
-    for (std::size_t t : specsOfNode(copy.value)) plan.tensors[t].writeBackValue = true;
+  for (NodeId id : returnedNodes_)
+    for (std::size_t t : specsOfNode(id)) plan.tensors[t].graphOutput = true;
+  for (const WriteBackCopy& copy : plan.writeBacks) {
+    const Arg& value = graph_.nodes[static_cast<std::size_t>(copy.index)].args[1];
+    if (value.isRef())
+      for (std::size_t t : specsOfNode(value.node)) plan.tensors[t].writeBackValue = true;
+  }
 
   plan.liveBytes = liveBytesByIndex(lifetimes, maxIndex_);
   for (std::size_t i = 0; i < plan.liveBytes.size(); ++i) {

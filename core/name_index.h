@@ -1,11 +1,11 @@
-// core/name_index.h: name -> index lookups for passes over whole graphs.
+// core/name_index.h: fast lookups of texts (node names, call targets, input-spec keys) and the
+// memory helpers of passes over whole graphs.
 //
-// Programs refer to nodes by name, so every analysis resolves names; on 10^6-node graphs the
-// lookups dominate unless they are cheap and cache-aware. FlatNameIndex is an open-addressing
-// table of (hash, id) pairs that keeps no copies of the names, and prefetchNode() starts
-// loading a node a pass will reach soon. Large arrays such passes create live on huge pages
-// (HugePageAllocator, adviseHugePages): their page faults would otherwise cost as much as the
-// passes' own work.
+// FlatNameIndex maps a text to an id without keeping copies of the texts: an open-addressing
+// table of (hash, id) pairs; the schema table, the alias analysis (targets), validate (duplicate
+// names) and the rewrite (input specs) use it. prefetchNode() starts loading a node a pass will
+// reach soon. Large arrays such passes create live on huge pages (HugePageAllocator,
+// adviseHugePages): a fresh array of tens of megabytes otherwise costs a page fault per 4 KiB.
 #pragma once
 
 #include <cstdint>
@@ -86,29 +86,18 @@ inline bool sameName(std::string_view a, std::string_view b) {
   return true;
 }
 
-// The node `ref` names, by its definition hint (Arg::definitionHint): the hinted index if it is
-// below `before` (a use names an earlier node) and the node there has that name, else `none`
-// (no hint, or a stale one: resolve the name through an index). In a valid program names are
-// unique, so a confirmed hint is the name's only definition.
-inline std::uint32_t hintedDefinition(const Graph& graph, const Arg& ref, std::size_t before, std::uint32_t none) {
-  const std::int64_t hint = ref.definitionHint();
-  if (hint < 0 || static_cast<std::uint64_t>(hint) >= before || static_cast<std::uint64_t>(hint) >= graph.nodes.size())
-    return none;
-  return sameName(graph.nodes[static_cast<std::size_t>(hint)].name, ref.text) ? static_cast<std::uint32_t>(hint) : none;
-}
-
-// Starts loading a node that a pass over the graph will reach soon. Passes over 10^6 nodes
-// stream them from memory; a Node spans several cache lines, which the hardware prefetchers do
-// not reliably follow.
+// Starts loading a node that a pass over the graph will reach soon. Passes over large graphs
+// stream the nodes from memory; a Node spans several cache lines, which the hardware
+// prefetchers do not reliably follow.
 inline void prefetchNode(const Node& node) {
   const char* p = reinterpret_cast<const char*>(&node);
   for (std::size_t line = 0; line < sizeof(Node); line += 64) __builtin_prefetch(p + line);
 }
 
-// Asks the kernel to back the freshly reserved storage of `v` with huge pages. A placement of a
-// 10^6-node program writes a 144 MB node array that did not exist before: with 4 KiB pages its
-// page faults cost as much as the placement's own work. Only a hint (Linux's THP in `madvise`
-// mode); does nothing elsewhere or for small arrays.
+// Asks the kernel to back the freshly reserved storage of `v` with huge pages: a placement of a
+// large program writes a node array that did not exist before, and huge pages spare it most of
+// its page faults. Only a hint (Linux's THP in `madvise` mode); does nothing elsewhere or for
+// small arrays.
 template <typename T>
 void adviseHugePages(const std::vector<T>& v) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
@@ -179,10 +168,9 @@ struct HugePageAllocator {
 template <typename T>
 using HugePageVector = std::vector<T, HugePageAllocator<T>>;
 
-// Name -> id: open addressing over one flat array of (32 bits of hash, id); the names stay
-// where they are and `keyOf(id)` fetches one, so an index over 10^6 node names is 8 bytes a
-// slot and compares a name only on a likely hit. Interning names once per analysis is what
-// keeps the analysis and the rewrite linear and allocation-poor.
+// Text -> id: open addressing over one flat array of (32 bits of hash, id); the texts stay where
+// they are and `keyOf(id)` fetches one, so a slot is 8 bytes and a text is compared only on a
+// likely hit.
 template <typename KeyOf>
 class FlatNameIndex {
  public:
@@ -194,7 +182,7 @@ class FlatNameIndex {
   // Adds keyOf(id) -> id unless the name is present (the first id stays). Returns the id the
   // name maps to. The table grows as needed.
   std::uint32_t insert(std::uint32_t id) { return insertHashed(id, hashName(keyOf_(id))); }
-  // insert() with the name's hashName() already computed (see prefetch()).
+  // insert() with the name's hashName() already computed.
   std::uint32_t insertHashed(std::uint32_t id, std::uint64_t h) {
     if ((size_ + 1) * 2 > slots_.size()) grow();
     const std::string_view name = keyOf_(id);
@@ -208,10 +196,6 @@ class FlatNameIndex {
       if (s.hash == static_cast<std::uint32_t>(h >> 32) && sameName(keyOf_(s.id), name)) return s.id;
     }
   }
-  // Starts loading the slot a name with hash `h` lands in. On 10^6 names the slot array is far
-  // larger than the caches and every probe misses; hashing a name some steps ahead and
-  // prefetching its slot overlaps those misses with useful work.
-  void prefetch(std::uint64_t h) const { __builtin_prefetch(slots_.data() + (h & mask_)); }
   // The id of `name`, or kNone.
   std::uint32_t find(std::string_view name) const { return findHashed(name, hashName(name)); }
   // find() with hashName(name) already computed (one hash for lookups in several indices).
@@ -239,8 +223,8 @@ class FlatNameIndex {
       slots_[at] = o;
     }
   }
-  // An index over 10^6 names is 16 MB of slots probed at random: huge pages spare both the
-  // page faults of the fresh array and the TLB misses of the probes.
+  // A large index is probed at random: huge pages spare both the page faults of the fresh array
+  // and the TLB misses of the probes.
   void allocateSlots(std::size_t capacity) {
     slots_.assign(capacity, Slot{});
     mask_ = capacity - 1;
@@ -250,43 +234,5 @@ class FlatNameIndex {
   std::size_t mask_ = 0;
   std::size_t size_ = 0;
 };
-
-// After an edit that moved node i of a graph to movedTo[i], makes the definition hints of the
-// references in `arg` follow their nodes (hints outside movedTo stay as they are).
-inline void followMovedNodes(Arg& arg, std::span<const std::uint32_t> movedTo) {
-  const std::int64_t hint = arg.definitionHint();
-  if (hint >= 0 && static_cast<std::uint64_t>(hint) < movedTo.size()) arg.setDefinitionHint(movedTo[static_cast<std::size_t>(hint)]);
-  for (Arg& item : arg.items) followMovedNodes(item, movedTo);
-}
-inline void followMovedNodes(Node& node, std::span<const std::uint32_t> movedTo) {
-  for (Arg& a : node.args) followMovedNodes(a, movedTo);
-  for (auto& kv : node.kwargs) followMovedNodes(kv.second, movedTo);
-}
-
-// Gives every reference in `graph` its definition hint (Arg::definitionHint): the index of the
-// first node of that name before the node using it, or none. For producers that build a graph
-// by name and learn the nodes' places only at the end (gen::ProgramBuilder); the text reader
-// knows them as it reads.
-inline void hintDefinitions(Graph& graph) {
-  struct NameOf {
-    const Graph* graph;
-    std::string_view operator()(std::uint32_t id) const { return graph->nodes[id].name; }
-  };
-  FlatNameIndex<NameOf> index(NameOf{&graph}, graph.nodes.size());
-  auto hint = [&](Arg& a, std::size_t user, auto& self) -> void {
-    if (a.isRef()) {
-      const std::uint32_t at = index.find(a.text);
-      a.setDefinitionHint(at != index.kNone && at < user ? at : Arg::kNoDefinitionHint);
-    } else if (a.isSequence()) {
-      for (Arg& item : a.items) self(item, user, self);
-    }
-  };
-  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-    Node& node = graph.nodes[i];
-    for (Arg& a : node.args) hint(a, i, hint);
-    for (auto& kv : node.kwargs) hint(kv.second, i, hint);
-    index.insert(static_cast<std::uint32_t>(i));
-  }
-}
 
 }  // namespace wb

@@ -141,7 +141,7 @@ PlacedProgram placeEnd(const Program& program, const SchemaTable& schemas, const
     return placed;
   }
   std::vector<CopyInsertion> requests;
-  for (const WriteBack& w : selection.writeBacks) requests.push_back({w.outputIndex, aliases.outputNode(), w.value});
+  for (const WriteBack& w : selection.writeBacks) requests.push_back({w.outputIndex, aliases.outputNode()});
   RewriteResult rewritten = insertWriteBacks(program, requests, OutputOrder::KeepPositions);
   for (std::size_t r = 0; options.explain && r < requests.size(); ++r) {
     const WriteBack& w = selection.writeBacks[r];

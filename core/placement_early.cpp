@@ -180,8 +180,8 @@ EarlyPlan planEarly(const Program& program, const AliasInfo& aliases) {
   }
   const std::uint32_t items = static_cast<std::uint32_t>(edges.size());
 
-  // Everything the placement computes per item, in one record (one allocation: most programs
-  // have a copy or two, and a vector per field cost more than the work).
+  // Everything the placement computes per item, in one record: one allocation (most programs
+  // have a copy or two) rather than one per field.
   struct Pred {
     bool exists = false;
     std::size_t anchor = 0;
@@ -346,7 +346,7 @@ class PlanNames {
 // The explanation of one planned copy, in words (DESIGN §6).
 std::string explain(const PlanNames& names, const EarlyPlan::Copy& c, const std::string& bindingName,
                     const std::vector<std::string>& copyNames, const EarlyPlan& plan) {
-  // Appended to one string: a placement of 10^4 copies explains every one of them.
+  // Appended to one string: a placement may explain thousands of copies.
   std::string text;
   text.reserve(160);
   auto add = [&text](std::initializer_list<std::string_view> parts) {
@@ -408,12 +408,8 @@ void nameCopiesInOutputOrder(RewriteResult& rewritten, const std::vector<CopyIns
   if (renamed == rewritten.copyNames) return;
   Program& p = rewritten.program;
   for (std::size_t r = 0; r < k; ++r) p.graph.nodes[rewritten.copyPositions[r]].name = renamed[r];
-  // The copies are used only by the output tuple (at their outputs' positions) and the specs.
-  Node& output = p.graph.nodes.back();
-  for (std::size_t r = 0; r < k; ++r) {
-    output.args.at(0).items.at(requests[r].outputIndex) = Arg::ref(renamed[r], static_cast<std::int64_t>(rewritten.copyPositions[r]));
-    p.signature.outputs.at(requests[r].outputIndex).name = renamed[r];
-  }
+  // The output tuple refers to the copies by index; the specs name them.
+  for (std::size_t r = 0; r < k; ++r) p.signature.outputs.at(requests[r].outputIndex).name = renamed[r];
   rewritten.copyNames = std::move(renamed);
 }
 
@@ -440,7 +436,8 @@ PlacedProgram placeEarlyImpl(std::conditional_t<kConsume, Program&, const Progra
 
   // Stage the clones: `clone = aten::clone(V)` right after its anchor, and the output that
   // returned V returns the clone, so the copy inserted for it reads the clone. Clones are in
-  // graph order, so their anchors ascend.
+  // graph order, so their anchors ascend. Clone c is node n + c in the numbering of the edit,
+  // which renumberReferences maps to the staged layout.
   auto& graph = program.graph;
   const std::size_t n = graph.nodes.size();
   std::vector<std::string> cloneNames;
@@ -467,10 +464,10 @@ PlacedProgram placeEarlyImpl(std::conditional_t<kConsume, Program&, const Progra
       clone.name = name;
       clone.op = NodeOp::CallFunction;
       clone.target = "aten::clone";
-      clone.args = {Arg::ref(value.name)};
+      clone.args = {Arg::ref(static_cast<NodeId>(c.value))};
       clone.typeText = value.typeText;
+      returned[c.outputIndex] = Arg::ref(static_cast<NodeId>(n + clones.size()));
       clones.push_back(std::move(clone));
-      returned[c.outputIndex] = Arg::ref(name);
       staged.signature.outputs[c.outputIndex].name = name;
       cloneNames.push_back(std::move(name));
       cloneAnchors.push_back(c.afterNode);
@@ -480,12 +477,18 @@ PlacedProgram placeEarlyImpl(std::conditional_t<kConsume, Program&, const Progra
     staged.rangeConstraints = take(program.rangeConstraints);
     staged.signatureInferred = program.signatureInferred;
     staged.graph.nodes.reserve(n + clones.size());
+    std::vector<NodeId> oldToNew(n + clones.size(), kNoNode);
     std::size_t next = 0;
     for (std::size_t i = 0; i < n; ++i) {
+      oldToNew[i] = static_cast<NodeId>(staged.graph.nodes.size());
       staged.graph.nodes.push_back(take(graph.nodes[i]));
-      for (; next < clones.size() && cloneAnchors[next] == i; ++next) staged.graph.nodes.push_back(std::move(clones[next]));
+      for (; next < clones.size() && cloneAnchors[next] == i; ++next) {
+        oldToNew[n + next] = static_cast<NodeId>(staged.graph.nodes.size());
+        staged.graph.nodes.push_back(std::move(clones[next]));
+      }
     }
     staged.graph.nodes.back().args = {Arg::tuple(std::move(returned))};
+    renumberReferences(staged.graph, oldToNew);
   }
 
   // Copies anchored at node a follow the clones anchored there.
@@ -494,17 +497,11 @@ PlacedProgram placeEarlyImpl(std::conditional_t<kConsume, Program&, const Progra
   for (const EarlyPlan::Copy& c : plan.copies) {
     const std::size_t clonesUpTo = static_cast<std::size_t>(
         std::upper_bound(cloneAnchors.begin(), cloneAnchors.end(), c.afterNode) - cloneAnchors.begin());
-    // Without clones, node ids are those of the input, so the value's node is known.
-    std::optional<std::size_t> valueNode;
-    if (plan.clones.empty()) valueNode = c.writeBack.value;
-    requests.push_back({c.writeBack.outputIndex, c.afterNode + clonesUpTo, valueNode});
+    requests.push_back({c.writeBack.outputIndex, c.afterNode + clonesUpTo});
   }
   RewriteResult rewritten = plan.clones.empty() ? insertWriteBacks(take(program), requests, OutputOrder::KeepPositions)
                                                 : insertWriteBacks(std::move(staged), requests, OutputOrder::KeepPositions);
   nameCopiesInOutputOrder(rewritten, requests);
-  // The clones moved the nodes after them, and the staged program was rewritten in place: the
-  // references' hints are made right again (a rare path: copies that form a cycle).
-  if (!plan.clones.empty()) hintDefinitions(rewritten.program.graph);
 
   if (options.explain) placed.copies.reserve(plan.copies.size());
   for (std::size_t r = 0; options.explain && r < plan.copies.size(); ++r) {

@@ -34,7 +34,6 @@ namespace {
 // (`all_input_nodes`, in first-use order) and its distinct users (`users`, in graph order).
 
 struct GraphFacts {
-  std::map<std::string, std::size_t, std::less<>> indexByName;
   std::vector<std::vector<std::size_t>> inputs;
   std::vector<std::vector<std::size_t>> users;
 };
@@ -42,15 +41,12 @@ struct GraphFacts {
 GraphFacts analyse(const Graph& graph) {
   GraphFacts facts;
   const std::size_t n = graph.nodes.size();
-  for (std::size_t i = 0; i < n; ++i) facts.indexByName.emplace(graph.nodes[i].name, i);
   facts.inputs.resize(n);
   facts.users.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     std::vector<std::size_t>& inputs = facts.inputs[i];
-    auto addInput = [&](const std::string& name) {
-      auto it = facts.indexByName.find(name);
-      if (it == facts.indexByName.end()) return;  // cannot happen in a valid program
-      if (std::find(inputs.begin(), inputs.end(), it->second) == inputs.end()) inputs.push_back(it->second);
+    auto addInput = [&](NodeId input) {
+      if (std::find(inputs.begin(), inputs.end(), input) == inputs.end()) inputs.push_back(input);
     };
     const Node& node = graph.nodes[i];
     for (const Arg& a : node.args) forEachRef(a, addInput);
@@ -60,11 +56,9 @@ GraphFacts analyse(const Graph& graph) {
   return facts;
 }
 
-std::optional<std::size_t> nodeIndex(const GraphFacts& facts, const Arg& arg) {
+std::optional<std::size_t> nodeIndex(const Arg& arg) {
   if (!arg.isRef()) return std::nullopt;
-  auto it = facts.indexByName.find(arg.text);
-  if (it == facts.indexByName.end()) return std::nullopt;
-  return it->second;
+  return arg.node;
 }
 
 // `hasattr(node.target, "_schema")`: only call_function nodes whose target has a schema in the
@@ -101,11 +95,10 @@ bool isTensorUserInput(const Node& placeholder) {
 // `_inplace_lineage(ret, gs, kind)` (§2.2): follow args[0] through in-place-kind schemas to a
 // placeholder, then accept *any* buffer (BUFFER_MUTATION) or *any* user input
 // (USER_INPUT_MUTATION): bug B1. Returns the terminal placeholder when the lineage holds.
-std::optional<std::size_t> inplaceLineage(const Program& program, const GraphFacts& facts,
-                                          const SchemaTable& schemas, const Arg& returned,
+std::optional<std::size_t> inplaceLineage(const Program& program, const SchemaTable& schemas, const Arg& returned,
                                           OutputKind kind) {
   if (!isMutation(kind)) return std::nullopt;
-  std::optional<std::size_t> current = nodeIndex(facts, returned);
+  std::optional<std::size_t> current = nodeIndex(returned);
   // A constant output has no `.op`; Python would raise AttributeError. Validation rejects a
   // mutation output that is not a node, so treating it as "no lineage" (copy) is only a guard.
   // The graph is topological, so each step goes to an earlier node and the walk ends; the
@@ -125,7 +118,7 @@ std::optional<std::size_t> inplaceLineage(const Program& program, const GraphFac
     // "self is always first": ret = ret.args[0]. An in-place op with no node as args[0] would
     // make Python raise; we stop the walk instead, which leads to a copy.
     if (node.args.empty()) return std::nullopt;
-    current = nodeIndex(facts, node.args[0]);
+    current = nodeIndex(node.args[0]);
   }
   return std::nullopt;
 }
@@ -136,7 +129,7 @@ std::string describeSpec(std::size_t index, const OutputSpec& spec) {
          spec.target + "', value " + value + ")";
 }
 
-Selection selectUpstreamWriteBacks(const Program& program, const GraphFacts& facts, const SchemaTable& schemas) {
+Selection selectUpstreamWriteBacks(const Program& program, const SchemaTable& schemas) {
   Selection selection;
   const Graph& graph = program.graph;
   const Signature& signature = program.signature;
@@ -180,7 +173,7 @@ Selection selectUpstreamWriteBacks(const Program& program, const GraphFacts& fac
                                   "' is not in the lifted-input table, so no write-back (§2.1 step 3)");
       continue;
     }
-    if (std::optional<std::size_t> terminal = inplaceLineage(program, facts, schemas, returned[i], spec.kind)) {
+    if (std::optional<std::size_t> terminal = inplaceLineage(program, schemas, returned[i], spec.kind)) {
       const std::string& reached = graph.nodes[*terminal].name;
       std::string why = describeSpec(i, spec) + ": in-place lineage ends at " + percent(reached);
       if (*terminal == target->second)
@@ -192,7 +185,7 @@ Selection selectUpstreamWriteBacks(const Program& program, const GraphFacts& fac
       selection.skipped.push_back(std::move(why));
       continue;
     }
-    selection.writeBacks.push_back({i, target->second, nodeIndex(facts, returned[i])});
+    selection.writeBacks.push_back({i, target->second, nodeIndex(returned[i])});
   }
   return selection;
 }
@@ -278,11 +271,7 @@ void eliminateDeadCode(Graph& graph, const SchemaTable& schemas) {
     erased[i] = true;
     for (std::size_t input : facts.inputs[i]) --userCount[input];
   }
-  std::vector<Node> kept;
-  kept.reserve(n);
-  for (std::size_t i = 0; i < n; ++i)
-    if (!erased[i]) kept.push_back(std::move(graph.nodes[i]));
-  graph.nodes = std::move(kept);
+  eraseNodes(graph, erased);  // every user of an erased node is erased too
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -320,7 +309,7 @@ PlacedProgram realise(const Program& program, const Selection& selection, const 
     scratch.signature.outputs[out].target = placeholder;
     for (InputSpec& in : scratch.signature.inputs)
       if (in.name == placeholder) in.kind = InputKind::UserInput;
-    requests.push_back({out, copy.afterNode, copy.writeBack.valueNode});
+    requests.push_back({out, copy.afterNode});
   }
   RewriteResult rewritten = insertWriteBacks(scratch, requests, order);
   Program& result = rewritten.program;
@@ -336,10 +325,14 @@ PlacedProgram realise(const Program& program, const Selection& selection, const 
     for (std::size_t r = 0; r < plan.size(); ++r) byAnchor[plan[r].afterNode].push_back(r);
     for (const auto& [anchor, group] : byAnchor) {
       if (group.size() < 2) continue;
-      std::optional<std::size_t> first = result.graph.indexOf(rewritten.copyNames[group.front()]);
-      if (!first || *first + group.size() > result.graph.nodes.size()) continue;
-      auto begin = result.graph.nodes.begin() + static_cast<std::ptrdiff_t>(*first);
+      const std::size_t first = rewritten.copyPositions[group.front()];
+      if (first + group.size() > result.graph.nodes.size()) continue;
+      auto begin = result.graph.nodes.begin() + static_cast<std::ptrdiff_t>(first);
       std::reverse(begin, begin + static_cast<std::ptrdiff_t>(group.size()));
+      std::vector<NodeId> oldToNew(result.graph.nodes.size());
+      for (std::size_t i = 0; i < oldToNew.size(); ++i) oldToNew[i] = static_cast<NodeId>(i);
+      for (std::size_t j = 0; j < group.size(); ++j) oldToNew[first + j] = static_cast<NodeId>(first + group.size() - 1 - j);
+      renumberReferences(result.graph, oldToNew);
     }
   }
 
@@ -411,18 +404,18 @@ bool mayAliasInput(const Node& node, const SchemaTable& schemas) {
 
 // `_mutates_input(n, a)`: "n may write the value passed as a". Only `args[i] is a` and
 // `kwargs[name] is a` are matched, so a written list argument containing `a` is missed (H4).
-bool mutatesInput(const Node& node, const std::string& alias, const SchemaTable& schemas) {
+bool mutatesInput(const Node& node, std::size_t alias, const SchemaTable& schemas) {
   if (node.op == NodeOp::Output) return false;
   if (node.op != NodeOp::CallFunction) return true;
   const Schema* schema = schemaOf(node, schemas);
   if (!schema) return true;  // getitem included
   for (std::size_t i = 0; i < node.args.size(); ++i) {
     const Arg& arg = node.args[i];
-    if (arg.isRef() && arg.text == alias && i < schema->arguments.size() && schema->arguments[i].type.isWrite())
+    if (arg.isRef() && arg.node == alias && i < schema->arguments.size() && schema->arguments[i].type.isWrite())
       return true;
   }
   for (const auto& [name, arg] : node.kwargs) {
-    if (!arg.isRef() || arg.text != alias) continue;
+    if (!arg.isRef() || arg.node != alias) continue;
     std::optional<std::size_t> k = schema->argumentIndex(name);
     if (k && schema->arguments[*k].type.isWrite()) return true;
   }
@@ -501,7 +494,7 @@ PlannedCopy insertionPoint(const Program& program, const GraphFacts& facts, std:
   for (std::size_t a = 0; a < graph.nodes.size(); ++a) {
     if (!valueAliases[a]) continue;
     for (std::size_t u : facts.users[a]) {
-      if (u <= latest || !mutatesInput(graph.nodes[u], graph.nodes[a].name, schemas)) continue;
+      if (u <= latest || !mutatesInput(graph.nodes[u], a, schemas)) continue;
       latest = u;
       copy.rule = "R3";
       copy.text = "after " + percent(graph.nodes[u].name) + ": may write the value " +
@@ -580,7 +573,7 @@ PlacedProgram upstreamModel(const Program& program, const SchemaTable& schemas) 
   return guarded(program, "upstream", [&]() -> PlacedProgram {
     if (!program.graph.outputNode()) return failed(program, "the graph has no output node");
     const GraphFacts facts = analyse(program.graph);
-    const Selection selection = selectUpstreamWriteBacks(program, facts, schemas);
+    const Selection selection = selectUpstreamWriteBacks(program, schemas);
     if (selection.failure) return failed(program, *selection.failure);
     // §2.1 step 4: every copy just before the output node, in spec order; copies-first tuple
     // with positional renaming (B2); then DCE (step 5).
@@ -601,7 +594,7 @@ PlacedProgram pr20744Model(const Program& program, const SchemaTable& schemas) {
   return guarded(program, "pr20744", [&]() -> PlacedProgram {
     if (!program.graph.outputNode()) return failed(program, "the graph has no output node");
     const GraphFacts facts = analyse(program.graph);
-    const Selection selection = selectUpstreamWriteBacks(program, facts, schemas);
+    const Selection selection = selectUpstreamWriteBacks(program, schemas);
     if (selection.failure) return failed(program, *selection.failure);
     // `last_placeholder = [n for n in graph.nodes if n.op == "placeholder"][-1]` runs before
     // anything checks for write-backs (H7): no placeholders means IndexError, even with
@@ -637,7 +630,7 @@ PlacedProgram draft13857Model(const Program& program, const SchemaTable& schemas
   return guarded(program, "draft13857", [&]() -> PlacedProgram {
     if (!program.graph.outputNode()) return failed(program, "the graph has no output node");
     const GraphFacts facts = analyse(program.graph);
-    const Selection selection = selectUpstreamWriteBacks(program, facts, schemas);
+    const Selection selection = selectUpstreamWriteBacks(program, schemas);
     if (selection.failure) return failed(program, *selection.failure);
     std::vector<PlannedCopy> plan;
     // Every write-back targets a placeholder, so there is one whenever a copy is planned.

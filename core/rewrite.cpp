@@ -9,7 +9,7 @@
 #include <string_view>
 #include <utility>
 
-#include "core/alias.h"
+#include "core/name_index.h"
 
 namespace wb {
 
@@ -44,9 +44,10 @@ template <bool kConsume>
 RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> program,
                       const std::vector<CopyInsertion>& requests, OutputOrder order) {
   auto& in = program.graph;
-  std::vector<Arg> returned = in.returnedValues();  // becomes the new output tuple
+  const std::size_t n = in.nodes.size();
   const std::vector<OutputSpec>& outputs = program.signature.outputs;
   const std::size_t k = requests.size();
+  if (n + k >= kNoNode) throw std::length_error("insertWriteBacks: too many nodes");
 
   const std::vector<InputSpec>& inputs = program.signature.inputs;
   auto targetOf = [&](std::uint32_t s) { return std::string_view(inputs[s].target); };
@@ -58,14 +59,14 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
     if (inputs[s].kind == InputKind::UserInput) userInputs.insert(static_cast<std::uint32_t>(s));
   }
 
-  // The copies, still without names or types: both depend on the whole input (a fresh name must
-  // not collide with any node, a copy takes its value's type), which the layout loop below
-  // visits anyway. A placement may insert 10^4 copies into 10^6 nodes, so the input is read in
-  // that one pass only.
+  // The edit numbers copy r as node n + r: the copies, the new output tuple and every input
+  // node refer to nodes in that numbering until the layout loop renumbers them (oldToNew).
+  // The copies are still without names: a fresh name must not collide with any node, which the
+  // layout loop finds out on its way.
   RewriteResult result;
+  std::vector<Arg> values = in.returnedValues();  // becomes the new output tuple
   std::vector<Node> copies;
   copies.reserve(k);
-  std::size_t unhinted = 0;  // requests whose value node the caller did not give
   const SharedString copyTarget("aten::copy_");  // one block for every copy
   for (std::size_t r = 0; r < k; ++r) {
     const CopyInsertion& req = requests[r];
@@ -76,85 +77,83 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
     else if (spec.kind == OutputKind::UserInputMutation)
       target = userInputs.find(spec.target);
     if (target == kNoNode) throw std::logic_error("insertWriteBacks: unresolved mutation target " + spec.target);
-    if (req.afterNode >= in.nodes.size()) throw std::out_of_range("insertWriteBacks: anchor out of range");
+    if (req.afterNode >= n) throw std::out_of_range("insertWriteBacks: anchor out of range");
+    const Arg& value = values.at(req.outputIndex);
     Node copy;
     copy.op = NodeOp::CallFunction;
     copy.target = copyTarget;
-    copy.args = {Arg::ref(inputs[target].name, target), returned.at(req.outputIndex)};  // input spec k is node k
-    if (req.valueNode && *req.valueNode < in.nodes.size() &&
-        in.nodes[*req.valueNode].name == outputs.at(req.outputIndex).name)
-      copy.typeText = in.nodes[*req.valueNode].typeText;
-    else
-      ++unhinted;
+    copy.args = {Arg::ref(target), value};  // input spec s is placeholder node s
+    if (value.isRef() && value.node < n) copy.typeText = in.nodes[value.node].typeText;
     copies.push_back(std::move(copy));
+  }
+  if (order == OutputOrder::KeepPositions) {
+    for (std::size_t r = 0; r < k; ++r) values[requests[r].outputIndex] = Arg::ref(static_cast<NodeId>(n + r));
+  } else {
+    std::vector<bool> copied(values.size(), false);
+    std::vector<Arg> reordered;
+    reordered.reserve(values.size());
+    for (std::size_t r = 0; r < k; ++r) {
+      copied[requests[r].outputIndex] = true;
+      reordered.push_back(Arg::ref(static_cast<NodeId>(n + r)));
+    }
+    for (std::size_t i = 0; i < values.size(); ++i)
+      if (!copied[i]) reordered.push_back(std::move(values[i]));
+    values = std::move(reordered);
   }
 
   // Lay out the nodes: each input node, then the copies anchored after it (request order).
   // Copies anchored at the output node go just before it. On the way, note the names a fresh
-  // copy name could collide with and the first node named like each value.
+  // copy name could collide with.
   std::vector<std::size_t> byAnchor(k);
   for (std::size_t r = 0; r < k; ++r) byAnchor[r] = r;
   std::stable_sort(byAnchor.begin(), byAnchor.end(),
                    [&](std::size_t a, std::size_t b) { return requests[a].afterNode < requests[b].afterNode; });
   Program& out = result.program;
-  // Everything but the nodes is moved or copied as is. The output specs are then renamed in
-  // place (`outputs`, the input's, is not read again: it may have been moved).
   auto take = [&](auto& field) -> decltype(auto) {
     if constexpr (kConsume) return std::move(field); else return field;
   };
   out.signature = take(program.signature);
-  std::vector<OutputSpec>& specs = out.signature.outputs;
-  auto valueNameOf = [&](std::uint32_t r) { return std::string_view(specs.at(requests[r].outputIndex).name); };
-  FlatNameIndex<decltype(valueNameOf)> valueIndex(valueNameOf, k);  // value name -> first request
-  for (std::size_t r = 0; r < k; ++r) valueIndex.insert(static_cast<std::uint32_t>(r));
-  constexpr std::size_t kNotFound = std::numeric_limits<std::size_t>::max();
-  std::vector<std::size_t> valueNode(k, kNotFound);  // by first request: first node with the name
-  std::vector<std::size_t> usedSuffixes;
-
   out.schemas = take(program.schemas);
   out.submodules = take(program.submodules);
   out.rangeConstraints = take(program.rangeConstraints);
   out.signatureInferred = program.signatureInferred;
-  out.graph.nodes.reserve(in.nodes.size() + k);
+  out.graph.nodes.reserve(n + k);
   adviseHugePages(out.graph.nodes);
   result.copyPositions.resize(k);
-  // A copied program's references keep valid definition hints (Arg::definitionHint): each
-  // input node's new index, for the hints of the nodes after it. A consumed program's nodes are
-  // moved without reading their arguments (on 10^6 nodes that would be another pass over them),
-  // so its hints go stale, which only costs its readers a look-up.
-  std::vector<std::uint32_t> movedTo;
-  if constexpr (!kConsume) movedTo.resize(in.nodes.size());
+  std::vector<std::size_t> usedSuffixes;
+  std::vector<NodeId> oldToNew(n + k, kNoNode);
+  // References point to earlier nodes, so each node is renumbered as it is laid out. Until the
+  // first copy, every node keeps its index and nothing needs renumbering.
+  bool shifted = false;
+  auto layOut = [&](auto&& node, std::size_t from) {
+    oldToNew[from] = static_cast<NodeId>(out.graph.nodes.size());
+    out.graph.nodes.push_back(std::forward<decltype(node)>(node));
+    if (shifted) renumberReferences(std::span<Node>(&out.graph.nodes.back(), 1), oldToNew);
+  };
   auto next = byAnchor.begin();
-  constexpr std::size_t kLookahead = 8;  // the input is streamed: see AliasBuilder::run
-  for (std::size_t i = 0; i < in.nodes.size(); ++i) {
-    if (i + kLookahead < in.nodes.size()) prefetchNode(in.nodes[i + kLookahead]);
+  constexpr std::size_t kLookahead = 8;  // a Node spans several cache lines: see prefetchNode
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kLookahead < n) prefetchNode(in.nodes[i + kLookahead]);
     const Node& node = in.nodes[i];
     if (node.name.starts_with("copy_"))
       if (std::optional<std::size_t> s = copyNameSuffix(node.name)) usedSuffixes.push_back(*s);
-    if (unhinted > 0)
-      if (const std::uint32_t r = valueIndex.find(node.name); r != valueIndex.kNone && valueNode[r] == kNotFound)
-        valueNode[r] = out.graph.nodes.size();
     const bool isOutput = node.isOutput();
-    auto layOut = [&](auto&& n, std::size_t from) {
-      if constexpr (!kConsume) {
-        if (from != kNotFound) movedTo[from] = static_cast<std::uint32_t>(out.graph.nodes.size());
-        out.graph.nodes.push_back(std::forward<decltype(n)>(n));
-        followMovedNodes(out.graph.nodes.back(), movedTo);
-      } else {
-        out.graph.nodes.push_back(std::forward<decltype(n)>(n));
-      }
-    };
     if (!isOutput) layOut(take(in.nodes[i]), i);
     for (; next != byAnchor.end() && requests[*next].afterNode == i; ++next) {
       result.copyPositions[*next] = out.graph.nodes.size();
-      layOut(std::move(copies[*next]), kNotFound);
+      shifted = true;
+      layOut(std::move(copies[*next]), n + *next);
     }
-    if (isOutput) layOut(take(in.nodes[i]), i);
+    if (isOutput) {
+      Node output = take(in.nodes[i]);
+      output.args = {Arg::tuple(std::move(values))};
+      shifted = true;  // the tuple refers to the copies by their numbers in the edit
+      layOut(std::move(output), i);
+    }
   }
 
-  // Name the copies and give them their values' types. Fresh names follow freshName's sequence
-  // (copy_, copy__1, ...): names are only ever added, so each copy takes the first suffix unused
-  // after the previous copy's.
+  // Name the copies. Fresh names follow freshName's sequence (copy_, copy__1, ...): names are
+  // only ever added, so each copy takes the first suffix unused after the previous copy's.
   std::sort(usedSuffixes.begin(), usedSuffixes.end());
   std::size_t suffix = 0;  // 0: the bare base
   auto used = usedSuffixes.begin();
@@ -171,40 +170,24 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
   for (std::size_t r = 0; r < k; ++r) {
     Node& copy = out.graph.nodes[result.copyPositions[r]];
     copy.name = nextName();
-    if (unhinted > 0 && copy.typeText.empty())
-      if (std::size_t v = valueNode[valueIndex.find(specs.at(requests[r].outputIndex).name)]; v != kNotFound)
-        copy.typeText = out.graph.nodes[v].typeText;
     result.copyNames.push_back(copy.name);
   }
 
-  // Rewrite the returned tuple and the specs.
-  std::vector<Arg> values = std::move(returned);
-  for (Arg& v : values) followMovedNodes(v, movedTo);  // nothing to follow if consumed
+  // The specs name what the output returns.
+  std::vector<OutputSpec>& specs = out.signature.outputs;
   if (order == OutputOrder::KeepPositions) {
-    for (std::size_t r = 0; r < k; ++r) {
-      values[requests[r].outputIndex] = Arg::ref(result.copyNames[r], static_cast<std::int64_t>(result.copyPositions[r]));
-      specs[requests[r].outputIndex].name = result.copyNames[r];
-    }
+    for (std::size_t r = 0; r < k; ++r) specs[requests[r].outputIndex].name = result.copyNames[r];
   } else {
-    std::vector<bool> copied(values.size(), false);
-    std::vector<Arg> reordered;
-    for (std::size_t r = 0; r < k; ++r) {
-      copied[requests[r].outputIndex] = true;
-      reordered.push_back(Arg::ref(result.copyNames[r], static_cast<std::int64_t>(result.copyPositions[r])));
-    }
-    for (std::size_t i = 0; i < values.size(); ++i)
-      if (!copied[i]) reordered.push_back(values[i]);
     // Positional renaming of every mutation spec, exactly as upstream does it.
+    const std::span<const Arg> returned = out.graph.returnedArgs();
     std::size_t nextSpec = 0;
     for (OutputSpec& spec : specs) {
       if (!isMutation(spec.kind)) continue;
-      const Arg& a = reordered.at(nextSpec++);
-      spec.name = a.isRef() ? a.text : std::string();
+      if (nextSpec >= returned.size()) throw std::out_of_range("insertWriteBacks: more mutation specs than outputs");
+      const Arg& a = returned[nextSpec++];
+      spec.name = a.isRef() ? out.graph.nodes[a.node].name : std::string();
     }
-    values = std::move(reordered);
   }
-  Node& output = out.graph.nodes.back();
-  output.args = {Arg::tuple(std::move(values))};
   return result;
 }
 

@@ -2,7 +2,8 @@
 //
 // Each placement decides *where* its copies go; this module performs the insertion the same
 // way for all of them: new `aten::copy_(target, value)` nodes with fresh names, the output
-// tuple rewritten, the output specs renamed. Keeping it in one place keeps the placements
+// tuple rewritten, the output specs renamed, every reference renumbered to the new layout
+// (renumberReferences). Keeping it in one place keeps the placements
 // comparable: they differ only in their decisions.
 #pragma once
 
@@ -21,10 +22,6 @@ struct CopyInsertion {
   // Copies anchored at the same node appear in the order of the request vector.
   // Use the output node's index for "just before the output node".
   std::size_t afterNode = 0;
-  // The input node the copied value names, if the caller knows it: the copy takes its type.
-  // Without it (or if that node is not named like the value) the rewrite looks the value up
-  // by name, which costs a lookup per input node.
-  std::optional<std::size_t> valueNode;
 };
 
 enum class OutputOrder {
@@ -44,8 +41,8 @@ struct RewriteResult {
 std::string freshName(const Graph& graph, const std::string& base);
 
 // Inserts one `aten::copy_(placeholder of the spec's target, value)` per request. The caller
-// guarantees every request names a mutation output whose target resolves. The copy carries the
-// value's type annotation.
+// guarantees every request names a mutation output whose target resolves, and a valid program
+// (references to earlier nodes). The copy carries the value's type annotation.
 RewriteResult insertWriteBacks(const Program& program, const std::vector<CopyInsertion>& requests,
                                OutputOrder order);
 // The same, consuming `program`: its nodes and signature are moved into the result instead of

@@ -57,8 +57,9 @@ Result<Program> readProgram(std::string_view text, std::string_view fileName = "
 // `# meta: k=v` comment.
 std::string writeProgram(const Program& program);
 
-// A single argument as PyTorch prints it inside a call: `x`, `[2, 2]`, `torch.float32`, 'none'.
-std::string formatArg(const Arg& arg);
+// A single argument of a node of `graph` as PyTorch prints it inside a call: `x` (the name of
+// the node a reference indexes), `[2, 2]`, `torch.float32`, 'none'.
+std::string formatArg(const Arg& arg, const Graph& graph);
 
 // The printed target of a normalised one: "aten::add.Tensor" -> "torch.ops.aten.add.Tensor",
 // "aten::copy_" -> "torch.ops.aten.copy_.default".

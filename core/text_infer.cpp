@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "core/name_index.h"
+#include "core/ir.h"
 #include "core/text_syntax.h"
 
 namespace wb::text {
@@ -50,19 +50,20 @@ InputSpec specFromName(const std::string& nodeName, const std::string& printedNa
 // the get_attr is a mutated buffer. It becomes a BUFFER placeholder (keeping its code name, so
 // no reference changes) moved in front of the other placeholders, where export puts buffers.
 void liftMutatedAttributes(Graph& graph, InferenceHints& hints) {
-  std::set<std::string> written;
+  std::set<NodeId> written;
   for (std::size_t i = graph.nodes.size(); i-- > 0;) {
     const Node& node = graph.nodes[i];
     if (node.isOutput()) continue;
     if (!isCopy(node)) break;
-    written.insert(node.args[0].text);
+    written.insert(node.args[0].node);
   }
   std::vector<Node> lifted;
   std::vector<Node> rest;
   std::vector<bool> isLifted(graph.nodes.size(), false);
   for (Node& node : graph.nodes) {
-    if (node.op == NodeOp::GetAttr && written.count(node.name)) {
-      isLifted[lifted.size() + rest.size()] = true;
+    const NodeId index = static_cast<NodeId>(lifted.size() + rest.size());
+    if (node.op == NodeOp::GetAttr && written.count(index)) {
+      isLifted[index] = true;
       InputSpec spec;
       spec.kind = InputKind::Buffer;
       spec.name = node.name;
@@ -80,13 +81,12 @@ void liftMutatedAttributes(Graph& graph, InferenceHints& hints) {
     graph.nodes = std::move(rest);
     return;
   }
-  // The references' definition hints (Arg::definitionHint) follow their nodes to the new order.
-  std::vector<std::uint32_t> movedTo(isLifted.size());
-  std::uint32_t front = 0, back = static_cast<std::uint32_t>(lifted.size());
+  std::vector<NodeId> movedTo(isLifted.size());
+  NodeId front = 0, back = static_cast<NodeId>(lifted.size());
   for (std::size_t i = 0; i < isLifted.size(); ++i) movedTo[i] = isLifted[i] ? front++ : back++;
   for (Node& node : rest) lifted.push_back(std::move(node));
   graph.nodes = std::move(lifted);
-  for (Node& node : graph.nodes) followMovedNodes(node, movedTo);
+  renumberReferences(graph, movedTo);
 }
 
 std::vector<InputSpec> inferInputs(const Graph& graph, const InferenceHints& hints) {
@@ -108,42 +108,44 @@ std::vector<std::size_t> liftableCopies(const Graph& graph, const std::vector<In
   std::unordered_map<std::string, const InputSpec*> inputOf;
   for (const InputSpec& spec : inputs) inputOf.emplace(spec.name, &spec);
   // A copy that the output uses inside a nested list or tuple cannot be dropped from it.
-  std::set<std::string> nestedInOutput;
+  std::set<NodeId> nestedInOutput;
   for (const Arg& value : graph.returnedValues())
-    if (value.isSequence()) forEachRef(value, [&](const std::string& name) { nestedInOutput.insert(name); });
+    if (value.isSequence()) forEachRef(value, [&](NodeId id) { nestedInOutput.insert(id); });
   std::vector<std::size_t> block;
-  std::set<std::string> copyNames;
-  std::set<std::string> writtenPlaceholders;
+  std::set<NodeId> copies;
+  std::set<NodeId> writtenPlaceholders;
   for (std::size_t i = graph.nodes.size(); i-- > 0;) {
     const Node& node = graph.nodes[i];
     if (node.isOutput()) continue;
     if (!isCopy(node)) break;
-    auto input = inputOf.find(node.args[0].text);
+    auto input = inputOf.find(graph.nodes[node.args[0].node].name);
     if (input == inputOf.end()) break;
     InputKind kind = input->second->kind;
     if (kind != InputKind::Buffer && kind != InputKind::UserInput) break;
     // A second write of the same placeholder, or a copy that a later copy reads, would change
     // meaning when lifted: stop the block there.
-    if (writtenPlaceholders.count(node.args[0].text) || copyNames.count(node.args[1].text) ||
-        nestedInOutput.count(node.name))
+    if (writtenPlaceholders.count(node.args[0].node) || copies.count(node.args[1].node) ||
+        nestedInOutput.count(static_cast<NodeId>(i)))
       break;
     bool usedByLaterCopy = false;
-    for (std::size_t j : block)
-      for (const Arg& a : graph.nodes[j].args)
-        forEachRef(a, [&](const std::string& name) { usedByLaterCopy |= name == node.name; });
+    auto isThisCopy = [&](NodeId id) { usedByLaterCopy |= id == i; };
+    for (std::size_t j : block) {
+      for (const Arg& a : graph.nodes[j].args) forEachRef(a, isThisCopy);
+      for (const auto& kv : graph.nodes[j].kwargs) forEachRef(kv.second, isThisCopy);
+    }
     if (usedByLaterCopy) break;
-    writtenPlaceholders.insert(node.args[0].text);
-    copyNames.insert(node.name);
+    writtenPlaceholders.insert(node.args[0].node);
+    copies.insert(static_cast<NodeId>(i));
     block.push_back(i);
   }
   std::reverse(block.begin(), block.end());
   return block;
 }
 
-OutputSpec userOutput(const Arg& value) {
+OutputSpec userOutput(const Graph& graph, const Arg& value) {
   OutputSpec spec;
   spec.kind = OutputKind::UserOutput;
-  if (value.isRef()) spec.name = value.text;
+  if (value.isRef()) spec.name = graph.nodes[value.node].name;
   return spec;
 }
 
@@ -156,36 +158,32 @@ Signature inferSignature(Graph& graph, InferenceHints hints) {
   std::vector<std::size_t> copies = liftableCopies(graph, signature.inputs);
   std::vector<Arg> returned = graph.returnedValues();
   if (copies.empty() || !graph.outputNode()) {
-    for (const Arg& value : returned) signature.outputs.push_back(userOutput(value));
+    for (const Arg& value : returned) signature.outputs.push_back(userOutput(graph, value));
     return signature;
   }
 
-  std::set<std::string> copyNames;
+  std::vector<bool> isLifted(graph.nodes.size(), false);
   std::vector<Arg> values;
   for (std::size_t i : copies) {
     const Node& copy = graph.nodes[i];
-    copyNames.insert(copy.name);
+    isLifted[i] = true;
     const InputSpec* input = nullptr;
     for (const InputSpec& spec : signature.inputs)
-      if (spec.name == copy.args[0].text) input = &spec;
+      if (spec.name == graph.nodes[copy.args[0].node].name) input = &spec;
     OutputSpec spec;
-    spec.name = copy.args[1].text;
+    spec.name = graph.nodes[copy.args[1].node].name;
     spec.kind = input->kind == InputKind::Buffer ? OutputKind::BufferMutation : OutputKind::UserInputMutation;
     spec.target = input->kind == InputKind::Buffer ? input->target : input->name;
     signature.outputs.push_back(spec);
     values.push_back(copy.args[1]);
   }
   for (const Arg& value : returned) {
-    if (value.isRef() && copyNames.count(value.text)) continue;
-    signature.outputs.push_back(userOutput(value));
+    if (value.isRef() && isLifted[value.node]) continue;
+    signature.outputs.push_back(userOutput(graph, value));
     values.push_back(value);
   }
-  std::vector<Node> kept;
-  for (Node& node : graph.nodes)
-    if (!copyNames.count(node.name)) kept.push_back(std::move(node));
-  graph.nodes = std::move(kept);
-  Node& output = graph.nodes.back();
-  output.args = {Arg::tuple(std::move(values))};
+  graph.nodes.back().args = {Arg::tuple(std::move(values))};
+  eraseNodes(graph, isLifted);  // nothing but the output used the copies
   return signature;
 }
 

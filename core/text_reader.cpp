@@ -102,14 +102,15 @@ class GraphBuilder {
   // Every reference must name a node defined before it (checked once the graph is complete, so
   // that the message can say whether the name is defined later or nowhere).
   void checkReferences() const {
-    for (const auto& [name, pos, usedAt, hint] : uses_) {
-      // Defined before the use when it was read, and not renamed since: no lookup needed.
-      if (hint >= 0 && static_cast<std::size_t>(hint) < usedAt && graph.nodes[static_cast<std::size_t>(hint)].name == name)
-        continue;
+    for (const auto& [name, pos, usedAt, node] : uses_) {
+      // Defined before the use when it was read, and not renamed since: the reference is right.
+      if (node != kNoNode && graph.nodes[node].name == name) continue;
       auto it = definedAt_.find(name);
       if (it == definedAt_.end()) source_.fail(pos, "undefined name '" + name + "'");
       if (it->second.index >= usedAt)
         source_.fail(pos, "'" + name + "' is used before its definition at " + positionText(it->second.pos));
+      source_.fail(pos, "'" + name + "' is used before the unpacking at " + positionText(it->second.pos) +
+                            " renames the parameters of forward()");
     }
   }
 
@@ -128,17 +129,17 @@ class GraphBuilder {
     std::string name;
     Pos pos;
     std::size_t usedAt;  // index of the node being built when the use was seen
-    std::int64_t hint;   // the definition found then (Arg::definitionHint)
+    NodeId node;         // the node the name named then, or kNoNode
   };
 
-  // The reference carries its definition as it stands (Arg::definitionHint), which spares every
-  // pass over the graph a name lookup; checkReferences() still judges the use once the graph is
-  // complete (a renamed placeholder or a later definition makes it an error there).
+  // A reference is the index of the node its name names when it is read: names are defined
+  // before their uses. checkReferences() judges every use once the graph is complete (a later
+  // definition, or none, or a renamed placeholder makes it an error there).
   Arg reference(const std::string& name, Pos pos) {
     auto it = definedAt_.find(name);
-    const std::int64_t hint = it != definedAt_.end() ? static_cast<std::int64_t>(it->second.index) : Arg::kNoDefinitionHint;
-    uses_.push_back(Use{name, pos, graph.nodes.size(), hint});
-    return Arg::ref(name, hint);
+    const NodeId node = it != definedAt_.end() ? static_cast<NodeId>(it->second.index) : kNoNode;
+    uses_.push_back(Use{name, pos, graph.nodes.size(), node});
+    return Arg::ref(node);
   }
 
   const Source& source_;

@@ -114,10 +114,10 @@ std::string canonicalText(const Expr& e) {
 
 // ---------------------------------------------------------------------------------------------
 
-std::string formatArg(const Arg& arg) {
-  auto join = [](const CompactVector<Arg>& items) {
+std::string formatArg(const Arg& arg, const Graph& graph) {
+  auto join = [&graph](const CompactVector<Arg>& items) {
     std::string out;
-    for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + formatArg(items[i]);
+    for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + formatArg(items[i], graph);
     return out;
   };
   switch (arg.kind) {
@@ -127,6 +127,8 @@ std::string formatArg(const Arg& arg) {
     case Arg::Kind::Float: return text::formatFloat(arg.real);
     case Arg::Kind::String: return text::quoteString(arg.text);
     case Arg::Kind::Ref:
+      // A reference to no node (only an invalid program has one) prints as no name can read.
+      return arg.node < graph.nodes.size() ? graph.nodes[arg.node].name : "<no node #" + std::to_string(arg.node) + ">";
     case Arg::Kind::Token: return arg.text;
     case Arg::Kind::List: return "[" + join(arg.items) + "]";
     case Arg::Kind::Tuple: return "(" + join(arg.items) + (arg.items.size() == 1 ? ",)" : ")");
@@ -184,27 +186,27 @@ std::string formatMeta(const NodeMeta& meta) {
   return out;
 }
 
-std::string formatCallArguments(const Node& node) {
+std::string formatCallArguments(const Node& node, const Graph& graph) {
   std::string out;
-  for (const Arg& a : node.args) out += (out.empty() ? "" : ", ") + formatArg(a);
-  for (const auto& [key, value] : node.kwargs) out += (out.empty() ? "" : ", ") + key + " = " + formatArg(value);
+  for (const Arg& a : node.args) out += (out.empty() ? "" : ", ") + formatArg(a, graph);
+  for (const auto& [key, value] : node.kwargs) out += (out.empty() ? "" : ", ") + key + " = " + formatArg(value, graph);
   return out;
 }
 
-std::string formatRightHandSide(const Node& node) {
+std::string formatRightHandSide(const Node& node, const Graph& graph) {
   switch (node.op) {
     case NodeOp::GetAttr: return "self." + node.target;
-    case NodeOp::CallModule: return "self." + node.target + "(" + formatCallArguments(node) + ")";
+    case NodeOp::CallModule: return "self." + node.target + "(" + formatCallArguments(node, graph) + ")";
     default: break;
   }
   if (node.target == "operator.getitem" && node.args.size() == 2 && node.kwargs.empty() && node.args[0].isRef())
-    return node.args[0].text + "[" + formatArg(node.args[1]) + "]";
-  return printTarget(node.target) + "(" + formatCallArguments(node) + ")";
+    return formatArg(node.args[0], graph) + "[" + formatArg(node.args[1], graph) + "]";
+  return printTarget(node.target) + "(" + formatCallArguments(node, graph) + ")";
 }
 
-std::string formatReturn(const Node& output) {
+std::string formatReturn(const Node& output, const Graph& graph) {
   if (output.args.empty()) return "return";
-  return "return " + formatArg(output.args[0]);
+  return "return " + formatArg(output.args[0], graph);
 }
 
 std::string formatParameters(const Graph& graph) {
@@ -223,12 +225,12 @@ void writeForward(std::string& out, const Graph& graph, const std::string& inden
   for (const Node& node : graph.nodes) {
     if (node.isPlaceholder()) continue;
     if (node.isOutput()) {
-      out += body + formatReturn(node) + formatMeta(node.meta) + "\n";
+      out += body + formatReturn(node, graph) + formatMeta(node.meta) + "\n";
       continue;
     }
     out += body + node.name;
     if (!node.typeText.empty()) out += ": " + quoteType(node.typeText);
-    out += " = " + formatRightHandSide(node) + formatMeta(node.meta) + "\n";
+    out += " = " + formatRightHandSide(node, graph) + formatMeta(node.meta) + "\n";
   }
 }
 

@@ -1,7 +1,8 @@
 // core/validate.cpp: the structural checks of a Program (DESIGN §2), reported all at once.
 //
-// Cost is linear in the size of the program: node names go into one flat index, argument trees
-// are walked with an explicit stack (bounded depth), and the signature is matched by position.
+// Linear in the size of the program: node names go into one flat index (for duplicates), a
+// reference is checked by comparing its index with its user's, argument trees are walked with an
+// explicit stack (bounded depth), and the signature is matched by position.
 #include "core/validate.h"
 
 #include <algorithm>
@@ -70,7 +71,7 @@ struct GraphFacts {
   bool outputIsLast = false;              // exactly one output node, and it is the last node
 };
 
-// Node name -> index of its first definition (the one uses resolve to).
+// Node name -> index of its first definition.
 struct NodeName {
   const Node* nodes;  // the graph's first node (no vector to read its data pointer from again)
   std::string_view operator()(std::uint32_t id) const { return nodes[id].name; }
@@ -91,22 +92,24 @@ struct ArgumentRole {
   }
 };
 
-// Walks one argument tree without recursion: checks every reference against the names defined
-// before the node, every list against the length cap, and the nesting against the depth cap.
-// `stack` is scratch space, reused across arguments.
-void checkArgument(const Arg& root, const ArgumentRole& at, const FirstDefinition& firstIndex,
+// Walks one argument tree without recursion: checks that every reference is to a node of the
+// graph before the user, every list against the length cap, and the nesting against the depth
+// cap. `stack` is scratch space, reused across arguments.
+void checkArgument(const Arg& root, const ArgumentRole& at, std::span<const Node> nodes,
                    const ValidateLimits& limits, Reporter& report,
                    std::vector<std::pair<const Arg*, std::size_t>>& stack) {
   const std::size_t user = at.index;
   auto checkRef = [&](const Arg& arg) {
-    const std::uint32_t def = firstIndex.find(arg.text);
-    if (def == FirstDefinition::kNone)
-      report.error(at.who() + " uses undefined value " + quoted(arg.text) + " in " + at.role());
+    const NodeId def = arg.node;
+    if (def >= nodes.size())
+      report.error(at.who() + " uses undefined value " +
+                   (def == kNoNode ? std::string("(no node)") : "#" + std::to_string(def)) + " in " + at.role() +
+                   " (the graph has " + std::to_string(nodes.size()) + " nodes)");
     else if (def == user)
       report.error(at.who() + " uses itself in " + at.role());
     else if (def > user)
-      report.error(at.who() + " uses " + quoted(arg.text) + " before its definition (node #" + std::to_string(def) +
-                   ") in " + at.role());
+      report.error(at.who() + " uses " + quoted(nodes[def].name) + " before its definition (node #" +
+                   std::to_string(def) + ") in " + at.role());
   };
   if (root.kind == Arg::Kind::Ref) return checkRef(root);  // most arguments: no walk
   if (!root.isSequence()) return;
@@ -147,50 +150,36 @@ GraphFacts checkGraph(const Graph& graph, std::string_view scope, const Validate
   // read again after every store (push_back, the index's slots) that might alias them.
   const std::span<const Node> nodes(graph.nodes);
 
-  // Names: empty and duplicate. The first definition of a name is the one uses resolve to.
+  // Names: empty and duplicate (the text a program is written as refers to nodes by name).
   if (nodes.size() >= FirstDefinition::kNone) {
     report.error(prefix + "the graph has " + std::to_string(nodes.size()) + " nodes (too many)");
     return facts;
   }
   FirstDefinition firstIndex(NodeName{nodes.data()}, nodes.size());
   std::size_t placeholderCount = 0;
-  bool everyNameFirst = true;  // no empty or duplicate names: node i is the definition of its name
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const Node& node = nodes[i];
     placeholderCount += node.isPlaceholder();
     if (node.name.empty()) {
-      everyNameFirst = false;
       report.error(describe(node, i, scope) + " has an empty name");
       continue;
     }
     const std::uint32_t first = firstIndex.insert(static_cast<std::uint32_t>(i));
     if (first != i) {
-      everyNameFirst = false;
       report.error(prefix + "duplicate node name " + quoted(node.name) + " (nodes #" + std::to_string(first) +
                    " and #" + std::to_string(i) + ")");
     }
   }
-  // Whether a reference inside node i names a node defined before it. With unique names, one
-  // comparison settles most: the node its definition hint names (Arg::definitionHint, set by the
-  // reader and the generators), or the node just before (chains of ops).
-  auto definedBefore = [&](const Arg& ref, std::size_t i) {
-    if (everyNameFirst) {
-      if (hintedDefinition(graph, ref, i, FirstDefinition::kNone) != FirstDefinition::kNone) return true;
-      if (i > 0 && sameName(nodes[i - 1].name, ref.text)) return true;
-    }
-    const std::uint32_t def = firstIndex.find(ref.text);
-    return def != FirstDefinition::kNone && def < i;
-  };
   // The arguments a valid program has: a reference to an earlier node, a scalar, or a flat
   // list of those (`[y, sc]`, `[None, pos]`) within the limits. True means checkArgument would
   // report nothing; false means it must look (and say what is wrong, if anything).
   auto plainlyValid = [&](const Arg& arg, std::size_t i) {
-    if (arg.kind == Arg::Kind::Ref) return definedBefore(arg, i);
+    if (arg.kind == Arg::Kind::Ref) return arg.node < i;
     if (!arg.isSequence()) return true;
     if (arg.items.size() > limits.maxListLength || limits.maxNesting < 1) return false;
     for (const Arg& item : arg.items) {
       if (item.isSequence()) return false;
-      if (item.kind == Arg::Kind::Ref && !definedBefore(item, i)) return false;
+      if (item.kind == Arg::Kind::Ref && item.node >= i) return false;
     }
     return true;
   };
@@ -255,11 +244,11 @@ GraphFacts checkGraph(const Graph& graph, std::string_view scope, const Validate
       // Most arguments are settled here; checkArgument looks again at the others and says what
       // is wrong with them (or walks a nested list).
       if (plainlyValid(node.args[a], i)) continue;
-      checkArgument(node.args[a], ArgumentRole{node, i, scope, a, nullptr}, firstIndex, limits, report, stack);
+      checkArgument(node.args[a], ArgumentRole{node, i, scope, a, nullptr}, nodes, limits, report, stack);
     }
     for (const auto& [key, value] : node.kwargs) {
       if (plainlyValid(value, i)) continue;
-      checkArgument(value, ArgumentRole{node, i, scope, 0, &key}, firstIndex, limits, report, stack);
+      checkArgument(value, ArgumentRole{node, i, scope, 0, &key}, nodes, limits, report, stack);
     }
 
     if (node.meta.empty()) continue;  // nearly every node: no lookup
@@ -301,8 +290,8 @@ void checkSignature(const Program& program, const GraphFacts& facts, Reporter& r
 
   // Targets are unique per kind (a buffer FQN may equal a user input's name: different kinds).
   // The specs with a target, sorted by (kind, target) and, within one, by position: each
-  // run of equal keys is one target, its first spec the one the others repeat. No key strings
-  // are built (a map keyed by "KIND:target" cost an allocation or two per input spec).
+  // run of equal keys is one target, its first spec the one the others repeat. The keys are
+  // compared in place: no key strings are built.
   std::vector<std::uint32_t> byTarget;
   byTarget.reserve(signature.inputs.size());
   for (std::size_t i = 0; i < signature.inputs.size(); ++i)
@@ -337,9 +326,10 @@ void checkSignature(const Program& program, const GraphFacts& facts, Reporter& r
                    " output spec(s) but the graph returns " + std::to_string(returned.size()) + " value(s)");
     for (std::size_t i = 0; i < std::min(signature.outputs.size(), returned.size()); ++i) {
       const OutputSpec& spec = signature.outputs[i];
-      const std::string_view expected = returned[i].isRef() ? std::string_view(returned[i].text) : std::string_view();
+      const bool isNode = returned[i].isRef() && returned[i].node < graph.nodes.size();
+      const std::string_view expected = isNode ? std::string_view(graph.nodes[returned[i].node].name) : std::string_view();
       if (spec.name == expected) continue;
-      std::string what = returned[i].isRef() ? quoted(expected) : "a constant";
+      std::string what = isNode ? quoted(expected) : returned[i].isRef() ? "no node" : "a constant";
       report.error("output spec #" + std::to_string(i) + " (" + std::string(toString(spec.kind)) + ") names " +
                    quoted(spec.name) + " but the graph returns " + what + " at position " + std::to_string(i));
     }

@@ -81,26 +81,28 @@ bool addNode(Program& p, RandomChoices& ch) {
   const std::size_t end = g.nodes.size() - 1;  // the output node
   std::vector<std::size_t> values = tensorValues(g, end);
   if (values.empty()) return false;
-  const Node& a = g.nodes[ch.element(values)];
+  const std::size_t ia = ch.element(values);
+  const Node& a = g.nodes[ia];
   std::vector<std::size_t> same = valuesOfType(g, end, a.typeText);
-  const Node& b = g.nodes[ch.element(same)];
-  const std::size_t first = std::max({*g.indexOf(a.name) + 1, *g.indexOf(b.name) + 1, bodyStart(g)});
+  const std::size_t ib = ch.element(same);
+  const std::size_t first = std::max({ia + 1, ib + 1, bodyStart(g)});
+  const Arg refA = Arg::ref(static_cast<NodeId>(ia)), refB = Arg::ref(static_cast<NodeId>(ib));
   static constexpr const char* kUnary[] = {"aten::neg", "aten::relu", "aten::clone"};
   static constexpr const char* kBinary[] = {"aten::add.Tensor", "aten::mul.Tensor"};
   Node n;
   if (ch.flip(0.5)) {
     const std::string target = kBinary[ch.pick(0, 1)];
-    n = callNode(freshName(g, target == "aten::add.Tensor" ? "add" : "mul"), target, {Arg::ref(a.name), Arg::ref(b.name)},
+    n = callNode(freshName(g, target == "aten::add.Tensor" ? "add" : "mul"), target, {refA, refB},
                  a.typeText);
   } else {
     const std::string target = kUnary[ch.pick(0, 2)];
-    n = callNode(freshName(g, target.substr(6)), target, {Arg::ref(a.name)}, a.typeText);
+    n = callNode(freshName(g, target.substr(6)), target, {refA}, a.typeText);
   }
   const std::size_t at = insertionPoint(first, end, ch);
-  g.nodes.insert(g.nodes.begin() + static_cast<std::ptrdiff_t>(at), std::move(n));
+  insertNode(g, at, std::move(n));
   // Sometimes return it, so the new value is observed.
   if (ch.flip(0.5)) {
-    outputTuple(p).push_back(Arg::ref(g.nodes[at].name));
+    outputTuple(p).push_back(Arg::ref(static_cast<NodeId>(at)));
     p.signature.outputs.push_back({OutputKind::UserOutput, g.nodes[at].name, ""});
   }
   return true;
@@ -125,11 +127,12 @@ bool retarget(Program& p, RandomChoices& ch) {
   collectRefs(g.nodes[i].args, refs);
   if (refs.empty()) return false;
   Arg* ref = refs[ch.index(refs.size())];
-  const Node* old = g.find(ref->text);
-  if (old == nullptr || old->typeText.empty()) return false;
+  if (ref->node >= g.nodes.size()) return false;
+  const Node* old = &g.nodes[ref->node];
+  if (old->typeText.empty()) return false;
   std::vector<std::size_t> same = valuesOfType(g, i, old->typeText);
   if (same.size() < 2) return false;
-  ref->text = g.nodes[ch.element(same)].name;
+  ref->node = static_cast<NodeId>(ch.element(same));
   return true;
 }
 
@@ -157,22 +160,24 @@ bool addView(Program& p, RandomChoices& ch) {
   const std::size_t end = g.nodes.size() - 1;
   std::vector<std::size_t> values = tensorValues(g, end);
   if (values.empty()) return false;
-  const Node& base = g.nodes[ch.element(values)];
+  const std::size_t baseIndex = ch.element(values);
+  const Node& base = g.nodes[baseIndex];
+  const Arg baseRef = Arg::ref(static_cast<NodeId>(baseIndex));
   const TensorType type = *base.tensorType();
   std::vector<Arg> shape;  // used only when every dimension is static
   for (const Dim& d : type.shape) shape.push_back(Arg::ofInt(d.size));
   const bool staticShape = type.isStatic();
   Node n;
   switch (ch.pick(0, staticShape ? 4 : 2)) {
-    case 0: n = callNode(freshName(g, "alias"), "aten::alias", {Arg::ref(base.name)}, base.typeText); break;
-    case 1: n = callNode(freshName(g, "alias_copy"), "aten::alias_copy", {Arg::ref(base.name)}, base.typeText); break;
-    case 2: n = callNode(freshName(g, "detach"), "aten::detach", {Arg::ref(base.name)}, base.typeText); break;
-    case 3: n = callNode(freshName(g, "view"), "aten::view", {Arg::ref(base.name), Arg::list(shape)}, base.typeText); break;
+    case 0: n = callNode(freshName(g, "alias"), "aten::alias", {baseRef}, base.typeText); break;
+    case 1: n = callNode(freshName(g, "alias_copy"), "aten::alias_copy", {baseRef}, base.typeText); break;
+    case 2: n = callNode(freshName(g, "detach"), "aten::detach", {baseRef}, base.typeText); break;
+    case 3: n = callNode(freshName(g, "view"), "aten::view", {baseRef, Arg::list(shape)}, base.typeText); break;
     default:
-      n = callNode(freshName(g, "view_copy"), "aten::view_copy", {Arg::ref(base.name), Arg::list(shape)}, base.typeText);
+      n = callNode(freshName(g, "view_copy"), "aten::view_copy", {baseRef, Arg::list(shape)}, base.typeText);
   }
-  const std::size_t at = insertionPoint(std::max(*g.indexOf(base.name) + 1, bodyStart(g)), end, ch);
-  g.nodes.insert(g.nodes.begin() + static_cast<std::ptrdiff_t>(at), std::move(n));
+  const std::size_t at = insertionPoint(std::max(baseIndex + 1, bodyStart(g)), end, ch);
+  insertNode(g, at, std::move(n));
   return true;
 }
 
@@ -203,12 +208,13 @@ bool addWriteBack(Program& p, RandomChoices& ch) {
   if (placeholder == nullptr || placeholder->typeText.empty()) return false;
   std::vector<std::size_t> same = valuesOfType(g, g.nodes.size() - 1, placeholder->typeText);
   if (same.empty()) return false;
-  const std::string value = g.nodes[ch.element(same)].name;
+  const std::size_t valueIndex = ch.element(same);
+  const std::string value = g.nodes[valueIndex].name;
   CompactVector<Arg>& items = outputTuple(p);
   if (items.size() != p.signature.outputs.size()) return false;
   // Mutation outputs come first in what export prints; anywhere is valid.
   const std::size_t at = ch.index(items.size() + 1);
-  items.insert(items.begin() + static_cast<std::ptrdiff_t>(at), Arg::ref(value));
+  items.insert(items.begin() + static_cast<std::ptrdiff_t>(at), Arg::ref(static_cast<NodeId>(valueIndex)));
   const bool buffer = target.kind == InputKind::Buffer;
   p.signature.outputs.insert(p.signature.outputs.begin() + static_cast<std::ptrdiff_t>(at),
                              {buffer ? OutputKind::BufferMutation : OutputKind::UserInputMutation, value,
@@ -222,7 +228,7 @@ bool shareAlloc(Program& p, RandomChoices& ch) {
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.op != NodeOp::CallFunction || n.args.empty() || !n.args[0].isRef() || n.typeText.empty()) continue;
-    const Node* first = g.find(n.args[0].text);
+    const Node* first = n.args[0].node < g.nodes.size() ? &g.nodes[n.args[0].node] : nullptr;
     if (first != nullptr && first->typeText == n.typeText && !n.meta.count("_share_alloc_with_arg_idx"))
       candidates.push_back(i);
   }

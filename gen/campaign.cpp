@@ -114,14 +114,13 @@ bool skipsAWriteBack(const Program& program, Placement placement, const SchemaTa
   const WriteBackSelection selection = selectWriteBacks(program, aliases);
   const PlacedProgram placed = place(program, placement, schemas);
   if (placed.failure) return false;
+  const Graph& after = placed.program.graph;
   for (const WriteBack& wb : selection.writeBacks) {
     const std::string& buffer = program.graph.nodes[wb.buffer].name;
-    const bool copied = std::any_of(placed.program.graph.nodes.begin(), placed.program.graph.nodes.end(),
-                                    [&](const Node& n) {
-                                      return isCall(n) && n.target.rfind("aten::copy_", 0) == 0 && !n.args.empty() &&
-                                             n.args[0].isRef() && n.args[0].text == buffer &&
-                                             !program.graph.find(n.name);
-                                    });
+    const bool copied = std::any_of(after.nodes.begin(), after.nodes.end(), [&](const Node& n) {
+      return isCall(n) && n.target.rfind("aten::copy_", 0) == 0 && !n.args.empty() && n.args[0].isRef() &&
+             after.nodes[n.args[0].node].name == buffer && !program.graph.find(n.name);
+    });
     if (!copied) return true;
   }
   return false;
@@ -134,11 +133,12 @@ bool outputsReordered(const Program& program, const SchemaTable& schemas) {
   const std::vector<Arg> before = program.graph.returnedValues();
   const std::vector<Arg> after = placed.program.graph.returnedValues();
   if (before.size() != after.size()) return true;
+  const Graph& g = placed.program.graph;
   for (std::size_t i = 0; i < before.size(); ++i) {
-    if (after[i] == before[i]) continue;
-    const Node* copy = after[i].isRef() ? placed.program.graph.find(after[i].text) : nullptr;
+    if (sameArgText(after[i], g, before[i], program.graph)) continue;
+    const Node* copy = after[i].isRef() ? &g.nodes[after[i].node] : nullptr;
     const bool replacedByItsCopy = copy && copy->target.rfind("aten::copy_", 0) == 0 && copy->args.size() >= 2 &&
-                                   copy->args[1] == before[i];
+                                   sameArgText(copy->args[1], g, before[i], program.graph);
     if (!replacedByItsCopy) return true;
   }
   return false;
@@ -151,8 +151,8 @@ std::vector<bool> descendantsOf(const Program& program, NodeId from) {
   reached[from] = true;
   for (std::size_t i = from + 1; i < g.nodes.size(); ++i) {
     bool uses = false;
-    auto visit = [&](const std::string& name) {
-      if (std::optional<std::size_t> k = g.indexOf(name); k && reached[*k]) uses = true;
+    auto visit = [&](NodeId k) {
+      if (k < reached.size() && reached[k]) uses = true;
     };
     for (const Arg& a : g.nodes[i].args) forEachRef(a, visit);
     for (const auto& kv : g.nodes[i].kwargs) forEachRef(kv.second, visit);

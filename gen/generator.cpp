@@ -252,7 +252,7 @@ class Session {
   }
 
   Val& val(std::size_t i) { return vals_[i]; }
-  Arg ref(std::size_t i) const { return Arg::ref(vals_[i].name); }
+  Arg ref(std::size_t i) const { return pb_.ref(vals_[i].name); }
 
   Target* targetOf(const std::string& placeholder) {
     for (auto& t : buffers_)
@@ -471,7 +471,7 @@ class Session {
       Dims dr = first.dims;
       dr.insert(dr.begin() + d, 2);
       const TensorType r = tensorType(first.type.dtype, dr);
-      fresh(pb_.call("aten::stack", {refList({first.name, vals_[b].name}), Arg::ofInt(d)}, {}, r), r);
+      fresh(pb_.call("aten::stack", {pb_.refList({first.name, vals_[b].name}), Arg::ofInt(d)}, {}, r), r);
       return true;
     }
     const auto d = static_cast<std::size_t>(ch_.pick(0, static_cast<std::int64_t>(first.dims.size()) - 1));
@@ -495,7 +495,7 @@ class Session {
     }
     if (parts.size() < 2) return false;
     const TensorType r = tensorType(first.type.dtype, dr);
-    fresh(pb_.call("aten::cat", {refList(parts), Arg::ofInt(static_cast<std::int64_t>(d))}, {}, r), r);
+    fresh(pb_.call("aten::cat", {pb_.refList(parts), Arg::ofInt(static_cast<std::int64_t>(d))}, {}, r), r);
     return true;
   }
 
@@ -511,7 +511,7 @@ class Session {
     const std::string self = vals_[*a].name;
     std::size_t idx = indexTensor(k);
     const TensorType r = tensorType(dtype, dims);
-    fresh(pb_.call("aten::index_select", {Arg::ref(self), Arg::ofInt(static_cast<std::int64_t>(d)), ref(idx)}, {}, r), r);
+    fresh(pb_.call("aten::index_select", {pb_.ref(self), Arg::ofInt(static_cast<std::int64_t>(d)), ref(idx)}, {}, r), r);
     return true;
   }
 
@@ -716,16 +716,16 @@ class Session {
         const std::size_t other = partnerInto(t);
         static const std::vector<std::string> kInplaceBinary = {"aten::add_.Tensor", "aten::sub_.Tensor",
                                                                 "aten::mul_.Tensor"};
-        n = pb_.call(ch_.element(kInplaceBinary), {Arg::ref(selfName), ref(other)}, {}, t);
+        n = pb_.call(ch_.element(kInplaceBinary), {pb_.ref(selfName), ref(other)}, {}, t);
         break;
       }
       case 1:
-        n = pb_.call("aten::mul_.Scalar", {Arg::ref(selfName), Arg::ofInt(ch_.pick(2, 3))}, {}, t);
+        n = pb_.call("aten::mul_.Scalar", {pb_.ref(selfName), Arg::ofInt(ch_.pick(2, 3))}, {}, t);
         break;
-      case 2: n = pb_.call("aten::relu_", {Arg::ref(selfName)}, {}, t); break;
+      case 2: n = pb_.call("aten::relu_", {pb_.ref(selfName)}, {}, t); break;
       case 3:
-        n = ch_.flip(0.5) ? pb_.call("aten::zero_", {Arg::ref(selfName)}, {}, t)
-                          : pb_.call("aten::fill_.Scalar", {Arg::ref(selfName), Arg::ofInt(ch_.pick(0, 2))}, {}, t);
+        n = ch_.flip(0.5) ? pb_.call("aten::zero_", {pb_.ref(selfName)}, {}, t)
+                          : pb_.call("aten::fill_.Scalar", {pb_.ref(selfName), Arg::ofInt(ch_.pick(0, 2))}, {}, t);
         break;
       case 4: {  // index_put_(self, [idx], values): values [k, *dims[1:]]
         const std::int64_t k = ch_.pick(1, std::min<std::int64_t>(dims[0], 2));
@@ -733,7 +733,7 @@ class Session {
         vd[0] = k;
         const std::size_t idx = indexTensor(k);
         const std::size_t values = valueOfType(tensorType(t.dtype, vd));
-        n = pb_.call("aten::index_put_", {Arg::ref(selfName), Arg::list({ref(idx)}), ref(values)}, {}, t);
+        n = pb_.call("aten::index_put_", {pb_.ref(selfName), Arg::list({ref(idx)}), ref(values)}, {}, t);
         feature("kv_cache_op");
         break;
       }
@@ -744,7 +744,7 @@ class Session {
         sd[d] = k;
         const std::size_t idx = indexTensor(k);
         const std::size_t source = valueOfType(tensorType(t.dtype, sd));
-        n = pb_.call("aten::index_copy_", {Arg::ref(selfName), Arg::ofInt(static_cast<std::int64_t>(d)), ref(idx), ref(source)}, {}, t);
+        n = pb_.call("aten::index_copy_", {pb_.ref(selfName), Arg::ofInt(static_cast<std::int64_t>(d)), ref(idx), ref(source)}, {}, t);
         feature("kv_cache_op");
         break;
       }
@@ -813,7 +813,7 @@ class Session {
         vd[0] = k;
         const std::size_t idx = indexTensor(k);
         const std::size_t values = valueOfType(tensorType(t.dtype, vd));
-        n = pb_.call("aten::index_put", {Arg::ref(selfName), Arg::list({ref(idx)}), ref(values)}, {}, t);
+        n = pb_.call("aten::index_put", {pb_.ref(selfName), Arg::list({ref(idx)}), ref(values)}, {}, t);
         break;
       }
       case 1: {
@@ -823,7 +823,7 @@ class Session {
         sd[d] = k;
         const std::size_t idx = indexTensor(k);
         const std::size_t source = valueOfType(tensorType(t.dtype, sd));
-        n = pb_.call("aten::index_copy", {Arg::ref(selfName), Arg::ofInt(static_cast<std::int64_t>(d)), ref(idx), ref(source)}, {}, t);
+        n = pb_.call("aten::index_copy", {pb_.ref(selfName), Arg::ofInt(static_cast<std::int64_t>(d)), ref(idx), ref(source)}, {}, t);
         break;
       }
       case 2: {
@@ -834,7 +834,7 @@ class Session {
         sd[d] = end - start;
         const std::size_t src = valueOfType(tensorType(t.dtype, sd));
         n = pb_.call("aten::slice_scatter",
-                     {Arg::ref(selfName), ref(src), Arg::ofInt(static_cast<std::int64_t>(d)), Arg::ofInt(start), Arg::ofInt(end)}, {}, t);
+                     {pb_.ref(selfName), ref(src), Arg::ofInt(static_cast<std::int64_t>(d)), Arg::ofInt(start), Arg::ofInt(end)}, {}, t);
         break;
       }
       default: {
@@ -845,7 +845,7 @@ class Session {
         const std::int64_t startPos = ch_.pick(0, dims[1] - s);
         const std::size_t value = valueOfType(tensorType(t.dtype, vd));
         const TensorType r = tensorType(t.dtype, {1});
-        n = pb_.call("llama::update_cache", {ref(value), Arg::ref(selfName), Arg::ofInt(startPos)}, {}, r);
+        n = pb_.call("llama::update_cache", {ref(value), pb_.ref(selfName), Arg::ofInt(startPos)}, {}, r);
         fresh(n, r);
         feature("kv_cache_op");
         feature("mutable_custom_op");
@@ -887,15 +887,15 @@ class Session {
     for (std::size_t i : items) names.push_back(vals_[i].name);
     const std::int64_t which = realistic() ? 0 : ch_.pick(0, 3);
     if (which == 0) {
-      pb_.call("wbgen::scale_all_", {refList(names), Arg::ofInt(2)});
+      pb_.call("wbgen::scale_all_", {pb_.refList(names), Arg::ofInt(2)});
     } else if (which == 1) {
-      pb_.call("aten::_foreach_add_.Scalar", {refList(names), Arg::ofInt(1)});
+      pb_.call("aten::_foreach_add_.Scalar", {pb_.refList(names), Arg::ofInt(1)});
     } else if (which == 2) {
-      pb_.call("aten::_foreach_mul_.Scalar", {refList(names), Arg::ofInt(2)});
+      pb_.call("aten::_foreach_mul_.Scalar", {pb_.refList(names), Arg::ofInt(2)});
     } else {
       std::vector<std::string> others;
       for (const auto& name : names) others.push_back(vals_[partnerInto(vals_[byName_.at(name)].type)].name);
-      pb_.call("aten::_foreach_add_.List", {refList(names), refList(others)});
+      pb_.call("aten::_foreach_add_.List", {pb_.refList(names), pb_.refList(others)});
     }
     for (const auto& n : names) noteDirectWrite(n);
     feature("list_op");
@@ -915,7 +915,7 @@ class Session {
       if (dims[0] * k > cap() || k * dims[1] > cap()) return false;
       const std::size_t a = valueOfType(tensorType("f32", {dims[0], k}));
       const std::size_t b = valueOfType(tensorType("f32", {k, dims[1]}));
-      n = pb_.call("aten::mm.out", {ref(a), ref(b)}, {{"out", Arg::ref(outName)}}, t);
+      n = pb_.call("aten::mm.out", {ref(a), ref(b)}, {{"out", pb_.ref(outName)}}, t);
     } else if (which == 2 && !dims.empty() && dims[0] >= 2) {
       Dims half = dims;
       half[0] = dims[0] / 2;
@@ -923,11 +923,11 @@ class Session {
       rest[0] = dims[0] - half[0];
       const std::size_t a = valueOfType(tensorType(t.dtype, half));
       const std::size_t b = valueOfType(tensorType(t.dtype, rest));
-      n = pb_.call("aten::cat.out", {refList({vals_[a].name, vals_[b].name}), Arg::ofInt(0)}, {{"out", Arg::ref(outName)}}, t);
+      n = pb_.call("aten::cat.out", {pb_.refList({vals_[a].name, vals_[b].name}), Arg::ofInt(0)}, {{"out", pb_.ref(outName)}}, t);
     } else {
       const std::size_t a = valueOfType(t);  // the result has out's shape: no resize
       const std::size_t b = partnerInto(t);
-      n = pb_.call("aten::add.out", {ref(a), ref(b)}, {{"out", Arg::ref(outName)}}, t);
+      n = pb_.call("aten::add.out", {ref(a), ref(b)}, {{"out", pb_.ref(outName)}}, t);
     }
     const std::size_t o = byName_.at(outName);
     vals_[o].hasAliases = true;
@@ -954,17 +954,17 @@ class Session {
     NodeMeta meta;
     if (realistic()) {  // annotation-only reinplace of an extra op without an in-place form
       meta["_share_alloc_with_arg_idx"] = "0";
-      n = pb_.call("wbgen::scaled", {Arg::ref(aName), Arg::ofInt(2)}, {}, t, meta);
+      n = pb_.call("wbgen::scaled", {pb_.ref(aName), Arg::ofInt(2)}, {}, t, meta);
       vals_[byName_.at(aName)].retired = true;
     } else if (ch_.flip(0.5)) {
       meta["_share_alloc_with_arg_idx"] = "0";
-      n = pb_.call(t.dtype == "f32" && ch_.flip(0.5) ? "aten::sigmoid" : "aten::relu", {Arg::ref(aName)}, {}, t, meta);
+      n = pb_.call(t.dtype == "f32" && ch_.flip(0.5) ? "aten::sigmoid" : "aten::relu", {pb_.ref(aName)}, {}, t, meta);
     } else {
       const std::size_t other = partnerInto(t);
       const bool first = ch_.flip(0.5);
       meta["_share_alloc_with_arg_idx"] = first ? "0" : "1";
-      std::vector<Arg> args = first ? std::vector<Arg>{Arg::ref(aName), ref(other)}
-                                    : std::vector<Arg>{ref(other), Arg::ref(aName)};
+      std::vector<Arg> args = first ? std::vector<Arg>{pb_.ref(aName), ref(other)}
+                                    : std::vector<Arg>{ref(other), pb_.ref(aName)};
       n = pb_.call("aten::add.Tensor", std::move(args), {}, t, meta);
     }
     const std::size_t s = byName_.at(aName);
@@ -1006,8 +1006,8 @@ class Session {
     if (!state) return false;
     const std::string stateName = vals_[*state].name;
     const std::size_t x = anyValue();
-    if (ch_.flip(0.5)) pb_.call("wbgen::update_state", {Arg::ref(stateName), ref(x)});
-    else pb_.call("wbgen::accumulate_into", {ref(x), Arg::ref(stateName)});
+    if (ch_.flip(0.5)) pb_.call("wbgen::update_state", {pb_.ref(stateName), ref(x)});
+    else pb_.call("wbgen::accumulate_into", {ref(x), pb_.ref(stateName)});
     noteDirectWrite(stateName);
     feature("mutable_custom_op");
     return true;
@@ -1015,7 +1015,7 @@ class Session {
 
   bool emitDelegate() {
     const std::string module = pb_.getAttr("lowered_module_" + std::to_string(delegates_++));
-    std::vector<Arg> args = {Arg::ref(module)};
+    std::vector<Arg> args = {pb_.ref(module)};
     std::vector<TensorType> inputTypes;
     bool writable = true;
     const std::int64_t inputs = ch_.pick(1, 3);
@@ -1150,8 +1150,9 @@ class Session {
     // any values in adversarial mode; optionally buffers or views of them.
     std::set<std::string> used;
     for (const Node& n : pb_.body()) {
-      for (const Arg& a : n.args) forEachRef(a, [&](const std::string& r) { used.insert(r); });
-      for (const auto& kv : n.kwargs) forEachRef(kv.second, [&](const std::string& r) { used.insert(r); });
+      auto use = [&](NodeId r) { used.insert(pb_.nameOf(r)); };
+      for (const Arg& a : n.args) forEachRef(a, use);
+      for (const auto& kv : n.kwargs) forEachRef(kv.second, use);
     }
     std::vector<std::string> userOutputs;
     if (realistic()) {

@@ -4,7 +4,6 @@
 #include <array>
 #include <stdexcept>
 
-#include "core/name_index.h"
 
 namespace wb::gen {
 
@@ -62,12 +61,6 @@ std::vector<std::int64_t> dimsOf(const TensorType& type) {
   return dims;
 }
 
-Arg refList(const std::vector<std::string>& names) {
-  std::vector<Arg> items;
-  for (const auto& n : names) items.push_back(Arg::ref(n));
-  return Arg::list(std::move(items));
-}
-
 Arg intList(const std::vector<std::int64_t>& values) {
   std::vector<Arg> items;
   for (std::int64_t v : values) items.push_back(Arg::ofInt(v));
@@ -115,6 +108,7 @@ std::string ProgramBuilder::placeholder(std::string name, InputSpec spec, const 
   node.typeText = formatTensorType(type);
   spec.name = unique;
   placeholders_.push_back(std::move(node));
+  created(unique, true);
   placeholderNames_.push_back(unique);
   inputs_.push_back(std::move(spec));
   return unique;
@@ -158,6 +152,29 @@ void ProgramBuilder::declareIfNeeded(const std::string& target) {
   }
 }
 
+void ProgramBuilder::created(const std::string& name, bool isPlaceholder) {
+  const std::size_t index = isPlaceholder ? placeholders_.size() - 1 : body_.size() - 1;
+  createdAs_.emplace(name, static_cast<NodeId>(created_.size()));
+  created_.push_back({isPlaceholder, static_cast<std::uint32_t>(index)});
+}
+
+Arg ProgramBuilder::ref(std::string_view name) const {
+  auto it = createdAs_.find(name);
+  if (it == createdAs_.end()) throw std::out_of_range("ProgramBuilder::ref: no node named " + std::string(name));
+  return Arg::ref(it->second);
+}
+
+Arg ProgramBuilder::refList(const std::vector<std::string>& names) const {
+  std::vector<Arg> items;
+  for (const auto& n : names) items.push_back(ref(n));
+  return Arg::list(std::move(items));
+}
+
+const std::string& ProgramBuilder::nameOf(NodeId id) const {
+  const Created& c = created_.at(id);
+  return c.isPlaceholder ? placeholders_[c.index].name : body_[c.index].name;
+}
+
 bool ProgramBuilder::hasSchema(std::string_view target) const {
   return table_->find(target) != nullptr || declaredTargets_.contains(target);
 }
@@ -175,6 +192,7 @@ std::string ProgramBuilder::call(const std::string& target, std::vector<Arg> arg
   if (type) node.typeText = formatTensorType(*type);
   node.meta = std::move(meta);
   body_.push_back(std::move(node));
+  created(body_.back().name, false);
   return body_.back().name;
 }
 
@@ -184,16 +202,17 @@ std::string ProgramBuilder::getAttr(const std::string& attribute) {
   node.op = NodeOp::GetAttr;
   node.target = node.name;
   body_.push_back(std::move(node));
+  created(body_.back().name, false);
   return body_.back().name;
 }
 
 std::string ProgramBuilder::getitem(const std::string& of, std::int64_t index,
                                     std::optional<TensorType> type) {
-  return call("operator.getitem", {Arg::ref(of), Arg::ofInt(index)}, {}, std::move(type));
+  return call("operator.getitem", {ref(of), Arg::ofInt(index)}, {}, std::move(type));
 }
 
 void ProgramBuilder::output(OutputKind kind, const std::string& value, std::string target) {
-  returned_.push_back(Arg::ref(value));
+  returned_.push_back(ref(value));
   OutputSpec spec;
   spec.kind = kind;
   spec.name = value;
@@ -223,9 +242,13 @@ Program ProgramBuilder::finish() const {
   out.target = "output";
   out.args = {Arg::tuple(returned_)};
   program.graph.nodes.push_back(std::move(out));
-  // References by index as well as by name, as the text reader gives them: the analyses of
-  // every check then compare a name instead of looking it up.
-  hintDefinitions(program.graph);
+  // From creation order (the output node last) to placeholders first, then the rest.
+  std::vector<NodeId> createdToIndex(created_.size() + 1);
+  for (std::size_t c = 0; c < created_.size(); ++c)
+    createdToIndex[c] = static_cast<NodeId>(created_[c].isPlaceholder ? created_[c].index
+                                                                       : placeholders_.size() + created_[c].index);
+  createdToIndex.back() = static_cast<NodeId>(program.graph.nodes.size() - 1);
+  renumberReferences(program.graph, createdToIndex);
   program.signature.inputs = inputs_;
   program.signature.outputs = outputs_;
   program.schemas = declared_;

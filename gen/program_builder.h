@@ -1,8 +1,8 @@
 // gen/program_builder.h: assembling a Program node by node, as torch.export would print it.
 //
 // Shared by the random generator and the model zoo. It hands out FX-style unique names
-// (`add`, `add_1`, `sum_1` for Python builtins), keeps placeholders first whenever they are
-// added, writes type annotations, and declares in the program's `Schemas:` section every op
+// (`add`, `add_1`, `sum_1` for Python builtins), through which its callers refer to the nodes
+// (ref()), keeps placeholders first whenever they are added, writes type annotations, and declares in the program's `Schemas:` section every op
 // the built-in table lacks but wbcheck knows the schema of (extraSchemaText), so each emitted
 // op has a schema unless it is deliberately schema-less.
 #pragma once
@@ -30,8 +30,7 @@ std::optional<std::string> extraSchemaText(std::string_view target);
 TensorType tensorType(std::string dtype, const std::vector<std::int64_t>& dims);
 std::vector<std::int64_t> dimsOf(const TensorType& type);
 
-// `[a, b]` of node references / integers.
-Arg refList(const std::vector<std::string>& names);
+// `[a, b]` of integers.
 Arg intList(const std::vector<std::int64_t>& values);
 // The dtype token of a short dtype code: "f32" -> torch.float32.
 Arg dtypeToken(std::string_view dtype);
@@ -50,6 +49,15 @@ class ProgramBuilder {
   std::string parameter(const std::string& fqn, const TensorType& type);
   std::string userInput(std::string_view name, const TensorType& type);
 
+  // A reference to the node named `name` (a name this builder handed out; std::out_of_range
+  // otherwise), and `[a, b]` of such references. The node's index in the finished program is
+  // not known while placeholders may still be added: a reference holds the node's number in
+  // the order of creation until finish() renumbers it.
+  Arg ref(std::string_view name) const;
+  Arg refList(const std::vector<std::string>& names) const;
+  // The name of the node a reference made by ref() refers to (for reading body()).
+  const std::string& nameOf(NodeId created) const;
+
   // A call_function node named after its target; `type` becomes the annotation.
   std::string call(const std::string& target, std::vector<Arg> args, Kwargs kwargs = {},
                    std::optional<TensorType> type = std::nullopt,
@@ -64,6 +72,8 @@ class ProgramBuilder {
   bool hasSchema(std::string_view target) const;
   const std::vector<std::string>& declaredSchemas() const { return declared_; }
   const std::vector<std::string>& placeholderNames() const { return placeholderNames_; }
+  // The nodes that are no placeholders, in order; their references are in creation order
+  // (nameOf).
   const std::vector<Node>& body() const { return body_; }
   std::size_t outputCount() const { return outputs_.size(); }
   const std::vector<OutputSpec>& outputSpecs() const { return outputs_; }
@@ -75,6 +85,8 @@ class ProgramBuilder {
  private:
   std::string placeholder(std::string name, InputSpec spec, const TensorType& type);
   void declareIfNeeded(const std::string& target);
+  // Records a node added to placeholders_ or body_ (the last one of either).
+  void created(const std::string& name, bool isPlaceholder);
 
   const SchemaTable* table_;
   std::set<std::string, std::less<>> names_;
@@ -83,6 +95,14 @@ class ProgramBuilder {
   std::vector<std::string> placeholderNames_;
   std::vector<InputSpec> inputs_;
   std::vector<Node> body_;
+  // Per node in creation order: whether it is a placeholder, and its index in placeholders_ or
+  // body_; and the creation number of each name.
+  struct Created {
+    bool isPlaceholder = false;
+    std::uint32_t index = 0;
+  };
+  std::vector<Created> created_;
+  std::map<std::string, NodeId, std::less<>> createdAs_;
   std::vector<Arg> returned_;
   std::vector<OutputSpec> outputs_;
   std::vector<std::string> declared_;

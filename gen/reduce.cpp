@@ -19,22 +19,18 @@ namespace wb::gen {
 
 namespace {
 
-void renameInArg(Arg& arg, const std::map<std::string, std::string>& renames) {
-  if (arg.kind == Arg::Kind::Ref) {
-    if (auto it = renames.find(arg.text); it != renames.end()) arg.text = it->second;
-  } else if (arg.isSequence()) {
-    for (Arg& item : arg.items) renameInArg(item, renames);
-  }
-}
-
-// Replaces every reference to a node (arguments, outputs, output spec names) per `renames`.
-void renameUses(Program& p, const std::map<std::string, std::string>& renames) {
-  for (Node& n : p.graph.nodes) {
-    for (Arg& a : n.args) renameInArg(a, renames);
-    for (auto& kv : n.kwargs) renameInArg(kv.second, renames);
-  }
+// Renames the output specs that name a node per `renames` (references hold indices).
+void renameOutputSpecs(Program& p, const std::map<std::string, std::string>& renames) {
   for (OutputSpec& spec : p.signature.outputs)
     if (auto it = renames.find(spec.name); it != renames.end()) spec.name = it->second;
+}
+
+bool uses(const Node& n, std::size_t index) {
+  bool found = false;
+  auto check = [&](NodeId r) { found |= r == index; };
+  for (const Arg& a : n.args) forEachRef(a, check);
+  for (const auto& kv : n.kwargs) forEachRef(kv.second, check);
+  return found;
 }
 
 std::size_t placeholderCount(const Program& p) {
@@ -52,14 +48,26 @@ CompactVector<Arg>* outputItems(Program& p) {
 
 std::size_t outputCount(const Program& p) { return p.signature.outputs.size(); }
 
-// Removes node `index` (and its input spec for a placeholder).
-void eraseNode(Program& p, std::size_t index) {
-  const Node& n = p.graph.nodes[index];
+// Removes node `index` (and its input spec for a placeholder). Its uses refer to the earlier
+// node `redirect` instead (and the output specs naming it name that one); without one, a node
+// still used is not removed (false): the candidate would not be a valid program.
+bool eraseNode(Program& p, std::size_t index, std::optional<std::size_t> redirect = std::nullopt) {
+  Graph& g = p.graph;
+  if (!redirect)
+    for (std::size_t u = index + 1; u < g.nodes.size(); ++u)
+      if (uses(g.nodes[u], index)) return false;
+  const Node& n = g.nodes[index];
   if (n.isPlaceholder()) {
     auto& ins = p.signature.inputs;
     ins.erase(std::remove_if(ins.begin(), ins.end(), [&](const InputSpec& s) { return s.name == n.name; }), ins.end());
   }
-  p.graph.nodes.erase(p.graph.nodes.begin() + static_cast<std::ptrdiff_t>(index));
+  if (redirect) renameOutputSpecs(p, {{n.name, g.nodes[*redirect].name}});
+  std::vector<NodeId> oldToNew(g.nodes.size());
+  for (std::size_t i = 0; i < oldToNew.size(); ++i) oldToNew[i] = static_cast<NodeId>(i < index ? i : i - 1);
+  oldToNew[index] = redirect ? static_cast<NodeId>(*redirect) : kNoNode;
+  g.nodes.erase(g.nodes.begin() + static_cast<std::ptrdiff_t>(index));
+  renumberReferences(g, oldToNew);
+  return true;
 }
 
 bool isBody(const Node& n) { return !n.isPlaceholder() && !n.isOutput(); }
@@ -83,25 +91,29 @@ std::optional<Program> truncateTail(const Program& p, std::size_t i) {
   for (std::size_t k = 0; k < i && drop > 0; ++k) drop /= 2;
   if (drop == 0 || (i > 0 && drop == (body >> (i - 1)))) return std::nullopt;
   Program c = p;
-  std::set<std::string> removed;
-  std::size_t end = c.graph.nodes.size() - 1;  // the output node
-  while (drop > 0 && end > 0 && isBody(c.graph.nodes[end - 1])) {
-    removed.insert(c.graph.nodes[end - 1].name);
-    c.graph.nodes.erase(c.graph.nodes.begin() + static_cast<std::ptrdiff_t>(end - 1));
-    --end;
+  const std::size_t output = c.graph.nodes.size() - 1;
+  std::size_t first = output;  // the removed nodes are [first, output)
+  while (drop > 0 && first > 0 && isBody(c.graph.nodes[first - 1])) {
+    --first;
     --drop;
   }
-  if (removed.empty()) return std::nullopt;
+  if (first == output) return std::nullopt;
   auto* items = outputItems(c);
   if (!items) return std::nullopt;
   for (std::size_t k = items->size(); k-- > 0;) {
     const Arg& a = (*items)[k];
-    if (a.isRef() && removed.contains(a.text)) {
+    if (a.isRef() && a.node >= first && a.node < output) {
       items->erase(items->begin() + static_cast<std::ptrdiff_t>(k));
       if (k < c.signature.outputs.size())
         c.signature.outputs.erase(c.signature.outputs.begin() + static_cast<std::ptrdiff_t>(k));
     }
   }
+  // A removed node the output still uses (inside a list) leaves no valid program.
+  for (std::size_t r = first; r < output; ++r)
+    if (uses(c.graph.nodes[output], r)) return std::nullopt;
+  std::vector<bool> erased(c.graph.nodes.size(), false);
+  for (std::size_t r = first; r < output; ++r) erased[r] = true;
+  eraseNodes(c.graph, erased);
   return c;
 }
 
@@ -110,21 +122,20 @@ std::optional<Program> removeNode(const Program& p, std::size_t i) {
   if (p.graph.nodes.size() < 2 || i + 1 >= p.graph.nodes.size()) return std::nullopt;
   const std::size_t index = p.graph.nodes.size() - 2 - i;
   Program c = p;
-  eraseNode(c, index);
+  if (!eraseNode(c, index)) return std::nullopt;
   return c;
 }
 
 // The (node, argument) pairs a bypass can use: call nodes whose type equals an argument's.
-std::vector<std::pair<std::size_t, std::string>> bypassPairs(const Program& p) {
-  std::vector<std::pair<std::size_t, std::string>> pairs;
+std::vector<std::pair<std::size_t, std::size_t>> bypassPairs(const Program& p) {
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
   for (std::size_t i = 0; i < p.graph.nodes.size(); ++i) {
     const Node& n = p.graph.nodes[i];
     if (n.op != NodeOp::CallFunction || n.typeText.empty()) continue;
-    std::set<std::string> seen;
+    std::set<NodeId> seen;
     for (const Arg& a : n.args)
-      forEachRef(a, [&](const std::string& r) {
-        const Node* def = p.graph.find(r);
-        if (def && def->typeText == n.typeText && seen.insert(r).second) pairs.emplace_back(i, r);
+      forEachRef(a, [&](NodeId r) {
+        if (r < i && p.graph.nodes[r].typeText == n.typeText && seen.insert(r).second) pairs.emplace_back(i, r);
       });
   }
   return pairs;
@@ -135,9 +146,7 @@ std::optional<Program> bypass(const Program& p, std::size_t i) {
   if (i >= pairs.size()) return std::nullopt;
   Program c = p;
   const auto [index, replacement] = pairs[i];
-  const std::string name = c.graph.nodes[index].name;
-  c.graph.nodes.erase(c.graph.nodes.begin() + static_cast<std::ptrdiff_t>(index));
-  renameUses(c, {{name, replacement}});
+  eraseNode(c, index, replacement);
   return c;
 }
 
@@ -155,17 +164,25 @@ std::optional<Program> toInput(const Program& p, std::size_t i) {
   auto nodes = replaceableNodes(p);
   if (i >= nodes.size()) return std::nullopt;
   Program c = p;
+  const std::size_t from = nodes[i];
   Node placeholder;
-  placeholder.name = c.graph.nodes[nodes[i]].name;
+  placeholder.name = c.graph.nodes[from].name;
   placeholder.op = NodeOp::Placeholder;
   placeholder.target = placeholder.name;
-  placeholder.typeText = c.graph.nodes[nodes[i]].typeText;
-  c.graph.nodes.erase(c.graph.nodes.begin() + static_cast<std::ptrdiff_t>(nodes[i]));
+  placeholder.typeText = c.graph.nodes[from].typeText;
+  // The node moves to the end of the placeholders, the nodes between move one down.
   const std::size_t at = placeholderCount(c);
-  c.graph.nodes.insert(c.graph.nodes.begin() + static_cast<std::ptrdiff_t>(at), placeholder);
+  std::vector<NodeId> oldToNew(c.graph.nodes.size());
+  for (std::size_t k = 0; k < oldToNew.size(); ++k)
+    oldToNew[k] = static_cast<NodeId>(k < at || k > from ? k : k == from ? at : k + 1);
+  auto begin = c.graph.nodes.begin();
+  std::rotate(begin + static_cast<std::ptrdiff_t>(at), begin + static_cast<std::ptrdiff_t>(from),
+              begin + static_cast<std::ptrdiff_t>(from + 1));
   InputSpec spec;
   spec.kind = InputKind::UserInput;
   spec.name = placeholder.name;
+  c.graph.nodes[at] = std::move(placeholder);
+  renumberReferences(c.graph, oldToNew);
   c.signature.inputs.insert(c.signature.inputs.begin() + static_cast<std::ptrdiff_t>(std::min(at, c.signature.inputs.size())), spec);
   return c;
 }
@@ -291,7 +308,7 @@ std::optional<Program> renameAll(const Program& p, std::size_t i) {
     if (n.isPlaceholder() || n.op == NodeOp::GetAttr) n.target = to;
     n.name = to;
   }
-  renameUses(c, renames);
+  renameOutputSpecs(c, renames);
   for (InputSpec& in : c.signature.inputs)
     if (auto it = renames.find(in.name); it != renames.end()) in.name = it->second;
   for (OutputSpec& out : c.signature.outputs)

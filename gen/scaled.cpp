@@ -29,19 +29,20 @@ class ScaledBuilder {
     n.name = std::move(name);
     n.target = targets_(target);  // one block per op, as the text reader gives
     n.args = std::move(args);
-    for (Arg& a : n.args) hint(a);
     n.typeText = type;
     define(std::move(n));
   }
   void mutation(const std::string& value, const std::string& fqn) {
-    returned_.push_back(hinted(value));
+    returned_.push_back(R(value));
     p_.signature.outputs.push_back({OutputKind::BufferMutation, value, fqn});
   }
   void userOutput(const std::string& value) {
-    userReturned_.push_back(hinted(value));
+    userReturned_.push_back(R(value));
     userSpecs_.push_back({OutputKind::UserOutput, value, ""});
   }
   std::size_t size() const { return p_.graph.nodes.size(); }
+  // A reference to the node defined as `name` (placeholders come first: the indices are final).
+  Arg R(const std::string& name) const { return Arg::ref(static_cast<NodeId>(definedAt_.at(name))); }
   Program finish() {
     Node out;
     out.name = "output";
@@ -67,16 +68,6 @@ class ScaledBuilder {
     definedAt_.emplace(n.name, p_.graph.nodes.size());
     p_.graph.nodes.push_back(std::move(n));
   }
-  // References carry their definitions (Arg::definitionHint), as the text reader gives them.
-  Arg hinted(const std::string& name) const {
-    auto it = definedAt_.find(name);
-    return Arg::ref(name, it == definedAt_.end() ? Arg::kNoDefinitionHint : static_cast<std::int64_t>(it->second));
-  }
-  void hint(Arg& a) const {
-    if (a.isRef()) a = hinted(a.text);
-    else if (a.isSequence())
-      for (Arg& item : a.items) hint(item);
-  }
   Program p_;
   std::unordered_map<std::string, std::size_t> definedAt_;
   TargetInterner targets_;
@@ -84,7 +75,6 @@ class ScaledBuilder {
   std::vector<OutputSpec> userSpecs_;
 };
 
-Arg R(const std::string& n) { return Arg::ref(n); }
 Arg I(std::int64_t v) { return Arg::ofInt(v); }
 
 }  // namespace
@@ -102,14 +92,14 @@ Program chainProgram(std::size_t nodes, std::size_t buffers) {
   auto fresh = [&]() { return "n" + std::to_string(id++); };
   for (std::size_t i = 0; i < buffers; ++i) {
     std::string old = fresh();
-    b.call(old, "aten::add.Tensor", {R("b_" + std::to_string(i)), R(h)});
+    b.call(old, "aten::add.Tensor", {b.R("b_" + std::to_string(i)), b.R(h)});
     std::string v = old;
     for (std::size_t j = 1; j < perBuffer; ++j) {
       std::string next = fresh();
       if (j % 7 == 3)
-        b.call(next, "aten::relu_", {R(v)});  // in place on the value: R3
+        b.call(next, "aten::relu_", {b.R(v)});  // in place on the value: R3
       else
-        b.call(next, j % 2 ? "aten::mul.Tensor" : "aten::add.Tensor", {R(v), R(h)});
+        b.call(next, j % 2 ? "aten::mul.Tensor" : "aten::add.Tensor", {b.R(v), b.R(h)});
       v = next;
     }
     b.mutation(v, "buf" + std::to_string(i));
@@ -138,23 +128,23 @@ Program decoderProgram(std::size_t nodes, std::size_t buffers) {
   for (std::size_t l = 0; l < layers; ++l) {
     const std::string bk = "b_k_" + std::to_string(l), bv = "b_v_" + std::to_string(l);
     std::string q = fresh(), k = fresh(), v = fresh();
-    b.call(q, "aten::mm", {R(h), R("w")});
-    b.call(k, "aten::mm", {R(h), R("w")});
-    b.call(v, "aten::mm", {R(h), R("w")});
+    b.call(q, "aten::mm", {b.R(h), b.R("w")});
+    b.call(k, "aten::mm", {b.R(h), b.R("w")});
+    b.call(v, "aten::mm", {b.R(h), b.R("w")});
     std::string kc = fresh(), vc = fresh();
-    b.call(kc, "aten::index_put", {R(bk), Arg::list({R("pos")}), R(k)});
-    b.call(vc, "aten::index_put", {R(bv), Arg::list({R("pos")}), R(v)});
+    b.call(kc, "aten::index_put", {b.R(bk), Arg::list({b.R("pos")}), b.R(k)});
+    b.call(vc, "aten::index_put", {b.R(bv), Arg::list({b.R("pos")}), b.R(v)});
     std::string ks = fresh(), vs = fresh();
-    b.call(ks, "aten::slice_copy.Tensor", {R(bk), I(0), I(0), I(4)});
-    b.call(vs, "aten::slice_copy.Tensor", {R(bv), I(0), I(0), I(4)});
+    b.call(ks, "aten::slice_copy.Tensor", {b.R(bk), I(0), I(0), I(4)});
+    b.call(vs, "aten::slice_copy.Tensor", {b.R(bv), I(0), I(0), I(4)});
     std::string att = fresh();
-    b.call(att, "aten::scaled_dot_product_attention", {R(q), R(ks), R(vs)});
+    b.call(att, "aten::scaled_dot_product_attention", {b.R(q), b.R(ks), b.R(vs)});
     std::string out = fresh();
-    b.call(out, "aten::add.Tensor", {R(h), R(att)});
+    b.call(out, "aten::add.Tensor", {b.R(h), b.R(att)});
     h = out;
     for (std::size_t j = 10; j < perLayer; ++j) {
       std::string next = fresh();
-      b.call(next, j % 3 ? "aten::mul.Tensor" : "aten::silu", j % 3 ? std::vector<Arg>{R(h), R(h)} : std::vector<Arg>{R(h)});
+      b.call(next, j % 3 ? "aten::mul.Tensor" : "aten::silu", j % 3 ? std::vector<Arg>{b.R(h), b.R(h)} : std::vector<Arg>{b.R(h)});
       h = next;
     }
     b.mutation(kc, "layers." + std::to_string(l) + ".k_cache");

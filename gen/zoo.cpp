@@ -79,55 +79,55 @@ Program decoder(const ZooOptions& o, const SchemaTable& schemas) {
   auto update = [&](const std::string& cache, const std::string& fresh) -> std::pair<std::string, std::string> {
     switch (o.cacheUpdate) {
       case CacheUpdate::IndexPut: {
-        std::string n = pb.call("aten::index_put", {Arg::ref(cache), refList({inputPos}), Arg::ref(fresh)}, {}, cacheType);
+        std::string n = pb.call("aten::index_put", {pb.ref(cache), pb.refList({inputPos}), pb.ref(fresh)}, {}, cacheType);
         return {n, n};
       }
       case CacheUpdate::IndexPutInplace: {
-        std::string n = pb.call("aten::index_put_", {Arg::ref(cache), refList({inputPos}), Arg::ref(fresh)}, {}, cacheType);
+        std::string n = pb.call("aten::index_put_", {pb.ref(cache), pb.refList({inputPos}), pb.ref(fresh)}, {}, cacheType);
         return {n, n};
       }
       case CacheUpdate::SliceScatter: {
         std::string n = pb.call("aten::slice_scatter",
-                                {Arg::ref(cache), Arg::ref(fresh), Arg::ofInt(1), Arg::ofInt(0), Arg::ofInt(tokens)}, {}, cacheType);
+                                {pb.ref(cache), pb.ref(fresh), Arg::ofInt(1), Arg::ofInt(0), Arg::ofInt(tokens)}, {}, cacheType);
         return {n, n};
       }
       case CacheUpdate::IndexCopyInplace: {
-        std::string n = pb.call("aten::index_copy_", {Arg::ref(cache), Arg::ofInt(1), Arg::ref(inputPos), Arg::ref(fresh)}, {}, cacheType);
+        std::string n = pb.call("aten::index_copy_", {pb.ref(cache), Arg::ofInt(1), pb.ref(inputPos), pb.ref(fresh)}, {}, cacheType);
         return {n, n};
       }
       case CacheUpdate::UpdateCache:
-        pb.call("llama::update_cache", {Arg::ref(fresh), Arg::ref(cache), Arg::ofInt(0)}, {}, tensorType("f32", {1}));
+        pb.call("llama::update_cache", {pb.ref(fresh), pb.ref(cache), Arg::ofInt(0)}, {}, tensorType("f32", {1}));
         return {cache, cache};
     }
     return {cache, cache};
   };
   auto f32 = [](std::vector<std::int64_t> dims) { return tensorType("f32", dims); };
   for (const Layer& L : ls) {
-    const std::string q = pb.call("aten::mm", {Arg::ref(h), Arg::ref(L.wq)}, {}, tokenType);
-    const std::string k = pb.call("aten::mm", {Arg::ref(h), Arg::ref(L.wk)}, {}, tokenType);
-    const std::string v = pb.call("aten::mm", {Arg::ref(h), Arg::ref(L.wv)}, {}, tokenType);
-    const std::string kNew = pb.call("aten::view_copy", {Arg::ref(k), intList(newDims)}, {}, f32(newDims));
-    const std::string vNew = pb.call("aten::view_copy", {Arg::ref(v), intList(newDims)}, {}, f32(newDims));
+    const std::string q = pb.call("aten::mm", {pb.ref(h), pb.ref(L.wq)}, {}, tokenType);
+    const std::string k = pb.call("aten::mm", {pb.ref(h), pb.ref(L.wk)}, {}, tokenType);
+    const std::string v = pb.call("aten::mm", {pb.ref(h), pb.ref(L.wv)}, {}, tokenType);
+    const std::string kNew = pb.call("aten::view_copy", {pb.ref(k), intList(newDims)}, {}, f32(newDims));
+    const std::string vNew = pb.call("aten::view_copy", {pb.ref(v), intList(newDims)}, {}, f32(newDims));
     auto [kRead, kValue] = update(L.kCache, kNew);
     auto [vRead, vValue] = update(L.vCache, vNew);
     mutationValues.push_back(kValue);
     mutationValues.push_back(vValue);
     if (!seqFirst) {
-      kRead = pb.call("aten::view_copy", {Arg::ref(kRead), intList({seq, heads, headDim})}, {}, f32({seq, heads, headDim}));
-      vRead = pb.call("aten::view_copy", {Arg::ref(vRead), intList({seq, heads, headDim})}, {}, f32({seq, heads, headDim}));
+      kRead = pb.call("aten::view_copy", {pb.ref(kRead), intList({seq, heads, headDim})}, {}, f32({seq, heads, headDim}));
+      vRead = pb.call("aten::view_copy", {pb.ref(vRead), intList({seq, heads, headDim})}, {}, f32({seq, heads, headDim}));
     }
-    const std::string q3 = pb.call("aten::view_copy", {Arg::ref(q), intList({tokens, heads, headDim})}, {}, f32({tokens, heads, headDim}));
-    const std::string qh = pb.call("aten::permute_copy", {Arg::ref(q3), intList({1, 0, 2})}, {}, f32({heads, tokens, headDim}));
-    const std::string kt = pb.call("aten::permute_copy", {Arg::ref(kRead), intList({1, 2, 0})}, {}, f32({heads, headDim, seq}));
-    const std::string scores = pb.call("aten::bmm", {Arg::ref(qh), Arg::ref(kt)}, {}, f32({heads, tokens, seq}));
-    const std::string scaled = pb.call("aten::mul.Tensor", {Arg::ref(scores), Arg::ofFloat(0.5)}, {}, f32({heads, tokens, seq}));
-    const std::string attn = pb.call("aten::_softmax", {Arg::ref(scaled), Arg::ofInt(-1), Arg::ofBool(false)}, {}, f32({heads, tokens, seq}));
-    const std::string vh = pb.call("aten::permute_copy", {Arg::ref(vRead), intList({1, 0, 2})}, {}, f32({heads, seq, headDim}));
-    const std::string ctx = pb.call("aten::bmm", {Arg::ref(attn), Arg::ref(vh)}, {}, f32({heads, tokens, headDim}));
-    const std::string ctxT = pb.call("aten::permute_copy", {Arg::ref(ctx), intList({1, 0, 2})}, {}, f32({tokens, heads, headDim}));
-    const std::string ctx2 = pb.call("aten::view_copy", {Arg::ref(ctxT), intList({tokens, model})}, {}, tokenType);
-    const std::string out = pb.call("aten::mm", {Arg::ref(ctx2), Arg::ref(L.wo)}, {}, tokenType);
-    h = pb.call("aten::add.Tensor", {Arg::ref(h), Arg::ref(out)}, {}, tokenType);
+    const std::string q3 = pb.call("aten::view_copy", {pb.ref(q), intList({tokens, heads, headDim})}, {}, f32({tokens, heads, headDim}));
+    const std::string qh = pb.call("aten::permute_copy", {pb.ref(q3), intList({1, 0, 2})}, {}, f32({heads, tokens, headDim}));
+    const std::string kt = pb.call("aten::permute_copy", {pb.ref(kRead), intList({1, 2, 0})}, {}, f32({heads, headDim, seq}));
+    const std::string scores = pb.call("aten::bmm", {pb.ref(qh), pb.ref(kt)}, {}, f32({heads, tokens, seq}));
+    const std::string scaled = pb.call("aten::mul.Tensor", {pb.ref(scores), Arg::ofFloat(0.5)}, {}, f32({heads, tokens, seq}));
+    const std::string attn = pb.call("aten::_softmax", {pb.ref(scaled), Arg::ofInt(-1), Arg::ofBool(false)}, {}, f32({heads, tokens, seq}));
+    const std::string vh = pb.call("aten::permute_copy", {pb.ref(vRead), intList({1, 0, 2})}, {}, f32({heads, seq, headDim}));
+    const std::string ctx = pb.call("aten::bmm", {pb.ref(attn), pb.ref(vh)}, {}, f32({heads, tokens, headDim}));
+    const std::string ctxT = pb.call("aten::permute_copy", {pb.ref(ctx), intList({1, 0, 2})}, {}, f32({tokens, heads, headDim}));
+    const std::string ctx2 = pb.call("aten::view_copy", {pb.ref(ctxT), intList({tokens, model})}, {}, tokenType);
+    const std::string out = pb.call("aten::mm", {pb.ref(ctx2), pb.ref(L.wo)}, {}, tokenType);
+    h = pb.call("aten::add.Tensor", {pb.ref(h), pb.ref(out)}, {}, tokenType);
   }
   for (std::size_t i = 0; i < caches.size(); ++i)
     pb.output(OutputKind::BufferMutation, mutationValues[i], caches[i].first);
@@ -158,14 +158,14 @@ Program batchnorm(const ZooOptions& o, const SchemaTable& schemas) {
   std::string h = pb.userInput("x", act);
   std::vector<std::pair<std::string, std::string>> mutations;  // (fqn, value)
   for (const Layer& L : ls) {
-    const std::string add = pb.call("aten::add.Tensor", {Arg::ref(L.tracked), Arg::ofInt(1)}, {}, tensorType("i64", {}));
+    const std::string add = pb.call("aten::add.Tensor", {pb.ref(L.tracked), Arg::ofInt(1)}, {}, tensorType("i64", {}));
     const std::string bn = pb.call("aten::_native_batch_norm_legit_functional",
-                                   {Arg::ref(h), Arg::ref(L.weight), Arg::ref(L.bias), Arg::ref(L.mean), Arg::ref(L.var),
+                                   {pb.ref(h), pb.ref(L.weight), pb.ref(L.bias), pb.ref(L.mean), pb.ref(L.var),
                                     Arg::ofBool(true), Arg::ofFloat(0.1), Arg::ofFloat(1e-05)});
     const std::string out = pb.getitem(bn, 0, act);
     const std::string mean = pb.getitem(bn, 3, perChannel);
     const std::string var = pb.getitem(bn, 4, perChannel);
-    h = pb.call("aten::relu", {Arg::ref(out)}, {}, act);
+    h = pb.call("aten::relu", {pb.ref(out)}, {}, act);
     mutations.emplace_back(L.prefix + "running_mean", mean);
     mutations.emplace_back(L.prefix + "running_var", var);
     mutations.emplace_back(L.prefix + "num_batches_tracked", add);
@@ -187,11 +187,11 @@ Program counter(const ZooOptions& o, const SchemaTable& schemas) {
   const TensorType vec = tensorType("i64", {4});
   const std::string x = pb.userInput("x", vec);
   std::vector<std::string> next;
-  for (const auto& b : buffers) next.push_back(pb.call("aten::add.Tensor", {Arg::ref(b), Arg::ofInt(1)}, {}, scalar));
+  for (const auto& b : buffers) next.push_back(pb.call("aten::add.Tensor", {pb.ref(b), Arg::ofInt(1)}, {}, scalar));
   // One output reads the old count (after the update was computed: the copy must wait for it),
   // one the new count.
-  const std::string old = pb.call("aten::add.Tensor", {Arg::ref(x), Arg::ref(buffers.front())}, {}, vec);
-  const std::string fresh = pb.call("aten::mul.Tensor", {Arg::ref(x), Arg::ref(next.front())}, {}, vec);
+  const std::string old = pb.call("aten::add.Tensor", {pb.ref(x), pb.ref(buffers.front())}, {}, vec);
+  const std::string fresh = pb.call("aten::mul.Tensor", {pb.ref(x), pb.ref(next.front())}, {}, vec);
   for (std::size_t i = 0; i < buffers.size(); ++i) pb.output(OutputKind::BufferMutation, next[i], fqns[i]);
   pb.output(OutputKind::UserOutput, old);
   pb.output(OutputKind::UserOutput, fresh);
@@ -216,16 +216,16 @@ Program rnn(const ZooOptions& o, const SchemaTable& schemas) {
   const std::string x = pb.userInput("x", tensorType("f32", {steps, inputSize}));
   std::vector<std::string> inputs;
   for (std::int64_t t = 0; t < steps; ++t)
-    inputs.push_back(pb.call("aten::slice_copy.Tensor", {Arg::ref(x), Arg::ofInt(0), Arg::ofInt(t), Arg::ofInt(t + 1)}, {},
+    inputs.push_back(pb.call("aten::slice_copy.Tensor", {pb.ref(x), Arg::ofInt(0), Arg::ofInt(t), Arg::ofInt(t + 1)}, {},
                              tensorType("f32", {1, inputSize})));
   for (std::int64_t l = 0; l < layers; ++l) {
     std::string h = hs[static_cast<std::size_t>(l)];
     std::vector<std::string> outs;
     for (const std::string& in : inputs) {
-      const std::string a = pb.call("aten::mm", {Arg::ref(in), Arg::ref(wih[static_cast<std::size_t>(l)])}, {}, state);
-      const std::string b = pb.call("aten::mm", {Arg::ref(h), Arg::ref(whh[static_cast<std::size_t>(l)])}, {}, state);
-      const std::string s = pb.call("aten::add.Tensor", {Arg::ref(a), Arg::ref(b)}, {}, state);
-      h = pb.call("aten::tanh", {Arg::ref(s)}, {}, state);
+      const std::string a = pb.call("aten::mm", {pb.ref(in), pb.ref(wih[static_cast<std::size_t>(l)])}, {}, state);
+      const std::string b = pb.call("aten::mm", {pb.ref(h), pb.ref(whh[static_cast<std::size_t>(l)])}, {}, state);
+      const std::string s = pb.call("aten::add.Tensor", {pb.ref(a), pb.ref(b)}, {}, state);
+      h = pb.call("aten::tanh", {pb.ref(s)}, {}, state);
       outs.push_back(h);
     }
     inputs = outs;
@@ -239,7 +239,7 @@ Program rnn(const ZooOptions& o, const SchemaTable& schemas) {
       if (n.target == "aten::tanh") tanhs.push_back(n.name);
     for (std::int64_t l = 0; l < layers; ++l) finals.push_back(tanhs[static_cast<std::size_t>((l + 1) * steps - 1)]);
   }
-  const std::string all = pb.call("aten::cat", {refList(inputs), Arg::ofInt(0)}, {}, tensorType("f32", {steps, hidden}));
+  const std::string all = pb.call("aten::cat", {pb.refList(inputs), Arg::ofInt(0)}, {}, tensorType("f32", {steps, hidden}));
   for (std::size_t l = 0; l < finals.size(); ++l) pb.output(OutputKind::BufferMutation, finals[l], fqns[l]);
   pb.output(OutputKind::UserOutput, all);
   return pb.finish();

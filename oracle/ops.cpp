@@ -224,8 +224,8 @@ std::vector<bool> returnedAtVisiblePositions(const Program& program) {
   const std::vector<OutputSpec>& specs = program.signature.outputs;
   for (std::size_t p = 0; p < returned.size(); ++p) {
     if (p < specs.size() && isMutation(specs[p].kind)) continue;
-    forEachRef(returned[p], [&](const std::string& name) {
-      if (std::optional<std::size_t> i = g.indexOf(name)) kept[*i] = true;
+    forEachRef(returned[p], [&](NodeId id) {
+      if (id < kept.size()) kept[id] = true;
     });
   }
   return kept;
@@ -352,44 +352,18 @@ void OpCache::revalidate(Entry& e, const Node& node, const SchemaTable& schemas)
   e.validIn = use_;
 }
 
-std::optional<std::size_t> Analysis::find(std::string_view name) const {
-  if (index.empty()) return std::nullopt;
-  const std::size_t mask = index.size() - 1;
-  const std::vector<Node>& nodes = program->graph.nodes;
-  for (std::size_t h = quickKey(name) & mask;; h = (h + 1) & mask) {
-    const std::uint32_t slot = index[h];
-    if (slot == 0) return std::nullopt;
-    // sameName, inline: names are short, and std::string's == calls memcmp for them.
-    if (sameName(nodes[slot - 1].name, name)) return slot - 1;
-  }
-}
-
-std::size_t Analysis::nodeOf(std::string_view name) const {
-  if (std::optional<std::size_t> i = find(name)) return *i;
-  throw std::out_of_range("no node named " + std::string(name));
-}
-
 namespace {
 
 // Fills argRefs[at] for `arg` (and, for a sequence, its items after the current end).
-// `previous`: the node just before the one whose arguments these are, if its name denotes it
-// (it is not a repeat of an earlier name), else ArgRef::kNoNode. `denotes[i]`: node i is the
-// first of its name, the one find() gives. Most references are settled by one comparison of
-// two short names, without hashing: the node their definition hint names (Arg::definitionHint,
-// set by the reader and the generators), or the node just before (chains of ops).
-void fillRef(Analysis& a, std::size_t at, const Arg& arg, std::uint32_t previous, std::span<const std::uint8_t> denotes) {
+void fillRef(Analysis& a, std::size_t at, const Arg& arg) {
   ArgRef ref;
   ref.arg = &arg;
   if (arg.isRef()) {
-    const Graph& graph = a.program->graph;
-    const std::uint32_t hinted = hintedDefinition(graph, arg, denotes.size(), ArgRef::kNoNode);
-    if (hinted != ArgRef::kNoNode && denotes[hinted]) ref.node = hinted;
-    else if (previous != ArgRef::kNoNode && sameName(graph.nodes[previous].name, arg.text)) ref.node = previous;
-    else if (std::optional<std::size_t> node = a.find(arg.text)) ref.node = static_cast<std::uint32_t>(*node);
+    if (arg.node < a.nodes.size()) ref.node = arg.node;
   } else if (arg.isSequence()) {
     ref.itemsAt = static_cast<std::uint32_t>(a.argRefs.size());
     a.argRefs.resize(a.argRefs.size() + arg.items.size());
-    for (std::size_t j = 0; j < arg.items.size(); ++j) fillRef(a, ref.itemsAt + j, arg.items[j], previous, denotes);
+    for (std::size_t j = 0; j < arg.items.size(); ++j) fillRef(a, ref.itemsAt + j, arg.items[j]);
   }
   a.argRefs[at] = ref;
 }
@@ -529,24 +503,32 @@ void takeLeadingFacts(Analysis& a, const Analysis& like, std::size_t count) {
   }
 }
 
-// The facts of node i of a.program, equal to node j of like.program, taken from like's as
-// takeLeadingFacts takes those of leading nodes, with the nodes its arguments name moved to
-// this program's (`fromLike`: like's node -> this program's, for the nodes matched so far).
-// False (nothing taken) if an argument names a node that has no match here, or whose name
-// does not denote it here (a repeated name).
-bool takeFactsOf(Analysis& a, const Analysis& like, std::size_t j, std::size_t i, const std::vector<std::uint32_t>& fromLike,
-                 const std::vector<std::uint8_t>& denotes) {
+// Whether every reference of `mine` (an argument here) refers to the node matched to the one
+// the reference in its place in `theirs` (like's) refers to.
+bool refersToMatched(const Arg& mine, const Arg& theirs, const std::vector<std::uint32_t>& fromLike) {
+  if (mine.isRef()) return theirs.node < fromLike.size() && fromLike[theirs.node] == mine.node;
+  for (std::size_t k = 0; k < mine.items.size() && k < theirs.items.size(); ++k)
+    if (!refersToMatched(mine.items[k], theirs.items[k], fromLike)) return false;
+  return true;
+}
+
+// The facts of node i of a.program, equal to node j of like.program (sameNodeByName), taken
+// from like's as takeLeadingFacts takes those of leading nodes, with the nodes its arguments
+// refer to moved to this program's (`fromLike`: like's node -> this program's, for the nodes
+// matched so far). False (nothing taken) if an argument refers to a node that is not the match
+// of like's.
+bool takeFactsOf(Analysis& a, const Analysis& like, std::size_t j, std::size_t i, const std::vector<std::uint32_t>& fromLike) {
   const NodeFacts& from = like.nodes[j];
+  const Node& n = a.program->graph.nodes[i];
+  const Node& theirs = like.program->graph.nodes[j];
+  for (std::size_t k = 0; k < n.args.size(); ++k)
+    if (!refersToMatched(n.args[k], theirs.args[k], fromLike)) return false;
+  for (std::size_t k = 0; k < n.kwargs.size(); ++k)
+    if (!refersToMatched(n.kwargs[k].second, theirs.kwargs[k].second, fromLike)) return false;
   // A node's arguments (raw, keyword, and the items of lists among them) are one range.
   const std::uint32_t begin = from.rawAt;
   const std::uint32_t end =
       j + 1 < like.nodes.size() ? like.nodes[j + 1].rawAt : static_cast<std::uint32_t>(like.argRefs.size());
-  for (std::uint32_t k = begin; k < end; ++k) {
-    const ArgRef& r = like.argRefs[k];
-    if (!r.arg->isRef()) continue;
-    if (r.node == ArgRef::kNoNode || fromLike[r.node] == ArgRef::kNoNode || !denotes[fromLike[r.node]]) return false;
-  }
-  const Node& n = a.program->graph.nodes[i];
   NodeFacts& f = a.nodes[i];
   f = from;
   f.getitemUsers.clear();
@@ -594,19 +576,6 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
   Analysis a;
   a.program = &program;
   a.ops = cache ? std::move(cache) : std::make_shared<OpCache>();
-  std::size_t capacity = 8;
-  while (capacity < 2 * nodes.size()) capacity *= 2;
-  a.index.assign(capacity, 0);
-  // Per node: its name denotes it (see fillRef). Bytes, not std::vector<bool>: read per node.
-  std::vector<std::uint8_t> denotes(nodes.size(), 0);
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    std::size_t h = quickKey(nodes[i].name) & (capacity - 1);
-    bool seen = false;  // a repeated name keeps its first node
-    for (; a.index[h] != 0; h = (h + 1) & (capacity - 1))
-      if (sameName(nodes[a.index[h] - 1].name, nodes[i].name)) seen = true;
-    if (!seen) a.index[h] = static_cast<std::uint32_t>(i + 1);
-    denotes[i] = !seen;
-  }
   a.nodes.resize(nodes.size());
   a.argRefs.reserve(4 * nodes.size());
   a.boundArgs.reserve(4 * nodes.size());
@@ -632,8 +601,9 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
     const Node& n = nodes[i];
     NodeFacts& f = a.nodes[i];
     bool fromFacts = i < taken;  // facts taken from like's (the leading ones are already)
-    if (!fromFacts && like && likeNext < like->nodes.size() && n == like->program->graph.nodes[likeNext]) {
-      fromFacts = takeFactsOf(a, *like, likeNext, i, fromLike, denotes);
+    if (!fromFacts && like && likeNext < like->nodes.size() &&
+        sameNodeText(n, g, like->program->graph.nodes[likeNext], like->program->graph)) {
+      fromFacts = takeFactsOf(a, *like, likeNext, i, fromLike);
       a.likeNodes[i] = static_cast<std::uint32_t>(likeNext);
       fromLike[likeNext++] = static_cast<std::uint32_t>(i);
     }
@@ -645,13 +615,12 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
     f.rawAt = static_cast<std::uint32_t>(a.argRefs.size());
     f.rawCount = static_cast<std::uint32_t>(n.args.size());
     a.argRefs.resize(a.argRefs.size() + n.args.size());
-    const std::uint32_t previous = i > 0 && denotes[i - 1] ? static_cast<std::uint32_t>(i - 1) : ArgRef::kNoNode;
-    for (std::size_t k = 0; k < n.args.size(); ++k) fillRef(a, f.rawAt + k, n.args[k], previous, denotes);
+    for (std::size_t k = 0; k < n.args.size(); ++k) fillRef(a, f.rawAt + k, n.args[k]);
     f.kwAt = static_cast<std::uint32_t>(a.argRefs.size());
     a.argRefs.resize(a.argRefs.size() + n.kwargs.size());
     {
       std::size_t k = f.kwAt;
-      for (const auto& kw : n.kwargs) fillRef(a, k++, kw.second, previous, denotes);
+      for (const auto& kw : n.kwargs) fillRef(a, k++, kw.second);
     }
     if (n.op == NodeOp::CallFunction || n.op == NodeOp::CallModule) {
       const OpCache::Entry& op = a.ops->get(n, schemas);
@@ -691,10 +660,21 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
     if (mutation) continue;
     markRefs(a, a.argRefs[a.returnedAt + p]);
   }
+  // Input spec k names placeholder k in a valid program; the others are searched.
   a.mutatedPlaceholder.resize(sig.outputs.size());
   for (std::size_t p = 0; p < sig.outputs.size(); ++p)
-    if (const InputSpec* in = sig.mutatedInput(sig.outputs[p]))
-      if (std::optional<std::size_t> node = a.find(in->name)) a.mutatedPlaceholder[p] = *node;
+    if (const InputSpec* in = sig.mutatedInput(sig.outputs[p])) {
+      const std::size_t k = static_cast<std::size_t>(in - sig.inputs.data());
+      if (k < nodes.size() && nodes[k].isPlaceholder() && sameName(nodes[k].name, in->name)) {
+        a.mutatedPlaceholder[p] = k;
+        continue;
+      }
+      for (std::size_t i = 0; i < nodes.size(); ++i)
+        if (sameName(nodes[i].name, in->name)) {
+          a.mutatedPlaceholder[p] = i;
+          break;
+        }
+    }
   return a;
 }
 

@@ -109,8 +109,8 @@ std::vector<bool> returnedAtVisiblePositions(const Program& program);
 // the schemas but not on the tier, view mode or semantics. Computed once, so the compilers do
 // no name lookups in the schema table, no argument binding and no annotation parsing.
 
-// An argument as written, with its node references resolved once: `node` is the index of the
-// node a Ref names (kNoNode if none), and a List or Tuple has its items' ArgRefs at
+// An argument as written: `node` is the node a Ref refers to (Arg::node; kNoNode if it is out of
+// the graph), and a List or Tuple has its items' ArgRefs at
 // Analysis::argRefs[itemsAt, itemsAt + arg->items.size()).
 struct ArgRef {
   static constexpr std::uint32_t kNoNode = 0xffffffffu;
@@ -188,8 +188,6 @@ struct NodeFacts {
 struct Analysis {
   const Program* program = nullptr;  // not owned: compile() callers keep the program alive
   std::shared_ptr<OpCache> ops;      // owns the parsed defaults bound arguments point to
-  // Node name -> position + 1 (0: empty): open addressing (capacity a power of two).
-  std::vector<std::uint32_t> index;
   std::vector<NodeFacts> nodes;                               // per node, graph order
   std::vector<ArgRef> argRefs;                                // pool (see ArgRef, NodeFacts)
   std::vector<ArgRef> boundArgs;                              // pool (see NodeFacts)
@@ -207,9 +205,6 @@ struct Analysis {
   // for the nodes matched to none (a placed program's copies).
   std::vector<std::uint32_t> likeNodes;
 
-  std::optional<std::size_t> find(std::string_view name) const;
-  // The node a name denotes; throws std::out_of_range if none (as a map's at() would).
-  std::size_t nodeOf(std::string_view name) const;
   std::span<const ArgRef> args(const NodeFacts& f) const { return {boundArgs.data() + f.argsAt, f.argsCount}; }
   std::span<const ArgRef> raw(const NodeFacts& f) const { return {argRefs.data() + f.rawAt, f.rawCount}; }
   std::span<const ArgRef> returned() const { return {argRefs.data() + returnedAt, returnedCount}; }
@@ -228,15 +223,7 @@ struct Analysis {
 Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared_ptr<OpCache> cache = nullptr,
                  const Analysis* like = nullptr);
 
-// The node index behind every tensor-valued reference an argument names: `%x` or each `%x` of
-// a list `[%x, %y]` (what an op that writes argument k writes, at value level).
-template <typename F>
-void forEachWrittenRef(const Analysis& a, const Arg& arg, F&& f) {
-  if (arg.isRef()) f(a.nodeOf(arg.text), std::size_t{0}, false);
-  else if (arg.isSequence())
-    for (std::size_t j = 0; j < arg.items.size(); ++j)
-      if (arg.items[j].isRef()) f(a.nodeOf(arg.items[j].text), j, true);
-}
+
 
 // F (value semantics) for a written argument: whether the op's new version of argument k
 // replaces the argument node for every later reference. True for every write except that of

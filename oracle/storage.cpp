@@ -214,7 +214,7 @@ class StorageCompiler {
   SValue resolve(const Arg& a) {
     SValue v;
     switch (a.kind) {
-      case Arg::Kind::Ref: return values_.at(analysis_.nodeOf(a.text));
+      case Arg::Kind::Ref: return values_.at(a.node);
       case Arg::Kind::List:
       case Arg::Kind::Tuple:
         v.kind = SValue::Kind::List;
@@ -378,13 +378,13 @@ class StorageCompiler {
         const Arg& written = *analysis_.args(facts)[k].arg;
         if (args[k].kind == SValue::Kind::View) {
           versions[k] = freshRoot(writtenValue(k));
-          if (written.isRef()) values_[analysis_.nodeOf(written.text)] = *versions[k];
+          if (written.isRef()) values_.at(written.node) = *versions[k];
         } else if (args[k].kind == SValue::Kind::List) {
           for (std::size_t j = 0; j < args[k].items.size(); ++j) {
             if (args[k].items[j].kind != SValue::Kind::View) continue;
             SValue next = freshRoot(writtenValue(combine(k, j)));
             if (written.isSequence() && j < written.items.size() && written.items[j].isRef())
-              values_[analysis_.nodeOf(written.items[j].text)] = next;
+              values_.at(written.items[j].node) = next;
           }
         }
         continue;
@@ -478,7 +478,7 @@ class StorageCompiler {
     for (std::size_t pos : analysis_.visibleOutputs) {
       SValue v = resolve(*returned[pos].arg);
       std::string label = "output " + std::to_string(out_->placedOutputs.size());
-      if (returned[pos].arg->isRef()) label += " (%" + returned[pos].arg->text + ")";
+      if (returned[pos].arg->isRef()) label += " (%" + analysis_.program->graph.nodes[returned[pos].arg->node].name + ")";
       SValue reference = v;
       if (pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
         if (std::optional<SValue> t = targetOf(pos)) reference = *t;

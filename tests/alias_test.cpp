@@ -16,8 +16,6 @@
 #include "core/placement.h"
 #include "core/schema.h"
 #include "core/validate.h"
-#include "gen/generator.h"
-#include "gen/scaled.h"
 #include "tests/testing.h"
 
 namespace wb {
@@ -25,7 +23,7 @@ namespace {
 
 using Names = std::vector<std::string>;
 
-Arg R(std::string name) { return Arg::ref(std::move(name)); }
+Arg R(const std::string& name) { return testing::ref(name); }
 Arg I(std::int64_t v) { return Arg::ofInt(v); }
 Arg L(std::vector<Arg> items) { return Arg::list(std::move(items)); }
 
@@ -68,6 +66,7 @@ struct Builder {
     }
     out.args = {Arg::tuple(std::move(values))};
     program.graph.nodes.push_back(std::move(out));
+    testing::resolveRefs(program);
     return program;
   }
 };
@@ -420,57 +419,6 @@ TEST(Alias, ScalesLinearlyOnLongChains) {
   Analysed a = analyse(b.done({prev}));
   EXPECT_EQ(a.roots(prev), Names{"b_s"});
   EXPECT_EQ(a.info.lastWriter(0).node, a.id(prev));
-}
-
-// Everything the analysis says of every node, as text: two analyses agree iff these are equal.
-std::string describe(const AliasInfo& info) {
-  std::string out;
-  auto ids = [&](auto range, auto field) {
-    for (const auto& x : range) out += std::to_string(field(x)) + ",";
-    out += ";";
-  };
-  for (NodeId n = 0; n < info.nodeCount(); ++n) {
-    out += std::to_string(n) + ":";
-    ids(info.rootsOf(n), [](RootId r) { return r; });
-    ids(info.reads(n), [](const RootAccess& a) { return std::uint64_t{a.root} << 32 | a.via; });
-    ids(info.writes(n), [](const RootAccess& a) { return std::uint64_t{a.root} << 32 | a.via; });
-    for (std::int64_t e = 0; e < 3; ++e) ids(info.elementRootsOf(n, e), [](RootId r) { return r; });
-    out += std::to_string(info.firstArg(n)) + "," + std::to_string(info.isConservative(n)) + "," +
-           std::to_string(info.isInplaceKind(n)) + "," + std::to_string(info.lastReader(n).node) + "," +
-           std::to_string(info.lastReader(n).via) + "," + std::to_string(info.lastWriter(n).node) + "," +
-           std::to_string(info.lastWriter(n).via) + "\n";
-  }
-  ids(info.returned(), [](NodeId v) { return v; });
-  return out + std::to_string(info.outputNode());
-}
-
-// The hints (Arg::definitionHint) only spare name lookups: right, missing, stale, pointing at a
-// later node, at the node itself or past the graph, they leave every result of the analysis and
-// of validate() as it was. Over
-// the corpus (read from text: every reference hinted) and generated programs (no hints).
-TEST(Alias, DefinitionHintsChangeNoResultOfTheAnalysisOrValidate) {
-  std::vector<Program> programs;
-  for (const auto& file : testing::filesUnder(testing::corpusDir()))
-    if (file.string().find("/crashes/") == std::string::npos) programs.push_back(testing::loadProgram(file));
-  for (std::uint64_t seed = 1; seed <= 150; ++seed) programs.push_back(gen::generateFromSeed(seed));
-  programs.push_back(gen::decoderProgram(600, 20));
-  ASSERT_GT(programs.size(), 200u);
-  std::size_t hinted = 0;
-  for (const Program& p : programs) {
-    const SchemaTable table = schemasFor(p, builtinSchemas());
-    const std::string right = describe(analyzeAliases(testing::withDefinitionHints(p, [](std::int64_t at) { return at; }), table));
-    const std::string rightDiagnostics = formatAll(validate(testing::withDefinitionHints(p, [](std::int64_t at) { return at; })));
-    const auto useless = testing::uselessDefinitionHints(static_cast<std::int64_t>(p.graph.nodes.size()));
-    for (std::size_t w = 0; w < useless.size(); ++w) {
-      const Program variant = testing::withDefinitionHints(p, useless[w]);
-      EXPECT_EQ(describe(analyzeAliases(variant, table)), right) << "hint variant " << w;
-      EXPECT_EQ(formatAll(validate(variant)), rightDiagnostics) << "hint variant " << w;
-    }
-    EXPECT_EQ(describe(analyzeAliases(p, table)), right);  // as read or generated
-    for (const Node& node : p.graph.nodes)
-      for (const Arg& a : node.args) hinted += a.isRef() && a.definitionHint() >= 0;
-  }
-  EXPECT_GT(hinted, 1000u);  // the corpus, read from text, carries hints
 }
 
 }  // namespace

@@ -105,16 +105,6 @@ TEST(GenGenerator, SameSeedSameText) {
   EXPECT_NE(writeProgram(generateFromSeed(5)), writeProgram(generateFromSeed(6)));
 }
 
-// The builder hands out programs as the text reader does: every reference carries the index of
-// its definition (Arg::definitionHint), so no analysis of a check looks a name up.
-TEST(GenGenerator, ReferencesCarryTheIndexOfTheirDefinition) {
-  std::size_t refs = 0;
-  for (std::uint64_t seed = 0; seed < 100; ++seed) {
-    refs += testing::expectReferencesHintTheirDefinitions(generateFromSeed(seed), "seed " + std::to_string(seed));
-  }
-  EXPECT_GT(refs, 1000u);
-}
-
 TEST(GenGenerator, SeededProgramsAreValidAndRoundTrip) {
   const SchemaTable builtins = builtinSchemas();
   for (GenMode mode : {GenMode::Realistic, GenMode::Adversarial}) {

@@ -144,7 +144,7 @@ std::map<std::string, std::size_t> copyPositions(const Program& input, const Pla
       continue;
     }
     if (n.target.rfind("aten::copy_", 0) == 0 && !n.args.empty() && n.args[0].isRef())
-      positions.emplace(n.args[0].text, originalBefore);
+      positions.emplace(placed.program.graph.nodes[n.args[0].node].name, originalBefore);
   }
   return positions;
 }

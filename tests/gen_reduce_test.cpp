@@ -18,7 +18,7 @@ bool writesBufferInPlace(const Program& p) {
   for (const Node& n : p.graph.nodes) {
     if (n.op != NodeOp::CallFunction || n.args.empty() || !n.args[0].isRef()) continue;
     if (n.target != "aten::index_put_" && n.target != "aten::add_.Tensor" && n.target != "aten::index_copy_") continue;
-    const InputSpec* in = p.signature.inputForPlaceholder(n.args[0].text);
+    const InputSpec* in = p.signature.inputForPlaceholder(p.graph.nodes[n.args[0].node].name);
     if (in && in->kind == InputKind::Buffer) return true;
   }
   return false;

@@ -31,14 +31,6 @@ TEST(ScaledShapes, ValidateWithTheRequestedSizes) {
   }
 }
 
-// Like the text reader, the builder gives every reference the index of its definition
-// (Arg::definitionHint): the benchmark places programs as a user's printout would arrive.
-TEST(ScaledShapes, ReferencesCarryTheIndexOfTheirDefinition) {
-  for (const Program& p : {gen::chainProgram(300, 10), gen::decoderProgram(300, 10)}) {
-    EXPECT_GT(testing::expectReferencesHintTheirDefinitions(p), 300u);
-  }
-}
-
 TEST(ScaledShapes, EarlyPlacesTheChainsExactlyAsPr20744) {
   for (auto [nodes, buffers] : {std::pair<std::size_t, std::size_t>{40, 4}, {1000, 10}, {3000, 300}}) {
     const Program p = gen::chainProgram(nodes, buffers);

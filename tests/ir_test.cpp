@@ -1,7 +1,9 @@
-// tests/ir_test.cpp: the small value types of the program model (core/ir.h, core/compact_vector.h,
+// tests/ir_test.cpp: the small value types of the program model and its edits (core/ir.h,
+// core/compact_vector.h,
 // core/shared_string.h).
 #include <gtest/gtest.h>
 
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -64,7 +66,7 @@ TEST(Node, TheListsMostNodesLeaveEmptyCostOnePointerEach) {
   static_assert(sizeof(Arg) <= 56);
   // A growing node array moves its nodes only if moving cannot throw; otherwise it copies them.
   static_assert(std::is_nothrow_move_constructible_v<Node> && std::is_nothrow_move_constructible_v<Arg>);
-  Node plain = Node::call("add", "aten::add.Tensor", {Arg::ref("x"), Arg::ref("y")});
+  Node plain = Node::call("add", "aten::add.Tensor", {Arg::ref(0), Arg::ref(1)});
   EXPECT_TRUE(plain.kwargs.empty());
   EXPECT_TRUE(plain.meta.empty());
   EXPECT_TRUE(plain.args[0].items.empty());
@@ -77,31 +79,40 @@ TEST(Node, TheListsMostNodesLeaveEmptyCostOnePointerEach) {
   EXPECT_EQ(copy.shareAllocArgIndex(), 0);
 }
 
-TEST(Arg, ADefinitionHintTravelsWithItsReferenceButIsNoPartOfItsValue) {
-  const Arg hinted = Arg::ref("x", 3);
-  EXPECT_EQ(hinted.definitionHint(), 3);
-  EXPECT_EQ(Arg::ref("x").definitionHint(), Arg::kNoDefinitionHint);
-  EXPECT_EQ(hinted, Arg::ref("x"));  // == compares the name only
-  EXPECT_NE(hinted, Arg::ref("y", 3));
-  const Arg copy = hinted;  // copies keep it (a copied program keeps its hints)
-  EXPECT_EQ(copy.definitionHint(), 3);
+// An ordinary value type: copies and assignments are equal to the original, and a reference
+// is its node's index, nothing else.
+TEST(Arg, IsAValueTypeAndAReferenceIsItsNodesIndex) {
+  static_assert(std::is_trivially_copyable_v<NodeId>);
+  const Arg ref = Arg::ref(3);
+  EXPECT_TRUE(ref.isRef());
+  EXPECT_EQ(ref.node, 3u);
+  EXPECT_TRUE(ref.text.empty());
+  EXPECT_EQ(ref, Arg::ref(3));
+  EXPECT_NE(ref, Arg::ref(4));
+  EXPECT_NE(ref, Arg::ofInt(3));  // the kind counts
+  EXPECT_EQ(Arg::ofInt(3).node, kNoNode);
+  const Arg list = Arg::list({Arg::ref(1), Arg::ofFloat(0.5), Arg::tuple({Arg::ofString("s"), Arg::token("torch.float32")})});
+  Arg copy = list;
+  EXPECT_EQ(copy, list);
   Arg assigned;
-  assigned = hinted;
-  EXPECT_EQ(assigned.definitionHint(), 3);
-  // Other kinds have none, whatever their payload.
-  EXPECT_EQ(Arg::ofInt(3).definitionHint(), Arg::kNoDefinitionHint);
-  EXPECT_EQ(Arg::ofString("x").definitionHint(), Arg::kNoDefinitionHint);
+  assigned = list;
+  EXPECT_EQ(assigned, list);
+  copy.items[0] = Arg::ref(2);  // deep: the original keeps its items
+  EXPECT_NE(copy, list);
+  EXPECT_EQ(list.items[0], Arg::ref(1));
+  Arg moved = std::move(assigned);
+  EXPECT_EQ(moved, list);
 }
 
 // Node== is written out (it compares the fields in its own order): every field counts.
 TEST(Node, EqualityComparesEveryField) {
-  const Node base = Node::call("add_1", "aten::add.Tensor", {Arg::ref("x"), Arg::ofInt(2)},
+  const Node base = Node::call("add_1", "aten::add.Tensor", {Arg::ref(0), Arg::ofInt(2)},
                                {{"alpha", Arg::ofInt(1)}}, "f32[4, 8]", NodeMeta{{"_share_alloc_with_arg_idx", "0"}});
   EXPECT_EQ(base, Node(base));
   std::vector<Node> changed(7, base);
   changed[0].name = "add_2";
   changed[1].target = "aten::sub.Tensor";
-  changed[2].args[0] = Arg::ref("y");
+  changed[2].args[0] = Arg::ref(1);
   changed[3].kwargs[0].second = Arg::ofInt(2);
   changed[4].meta["_share_alloc_with_arg_idx"] = "1";
   changed[5].op = NodeOp::CallModule;
@@ -190,7 +201,7 @@ TEST(NodeMeta, FindCountAtAndClear) {
 }
 
 TEST(NodeMeta, ShareAllocArgIndexReadsOnlyValidIntegers) {
-  Node n = Node::call("y", "my_ops::scale", {Arg::ref("x")}, {}, "f32[4]", {{"_share_alloc_with_arg_idx", "0"}});
+  Node n = Node::call("y", "my_ops::scale", {Arg::ref(0)}, {}, "f32[4]", {{"_share_alloc_with_arg_idx", "0"}});
   EXPECT_EQ(n.shareAllocArgIndex(), 0);
   n.meta["_share_alloc_with_arg_idx"] = "-1";
   EXPECT_EQ(n.shareAllocArgIndex(), std::nullopt);
@@ -198,6 +209,103 @@ TEST(NodeMeta, ShareAllocArgIndexReadsOnlyValidIntegers) {
   EXPECT_EQ(n.shareAllocArgIndex(), std::nullopt);
   n.meta.clear();
   EXPECT_EQ(n.shareAllocArgIndex(), std::nullopt);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Edits: renumberReferences and the edits built on it.
+
+// x, y placeholders; a = add(x, y); b = cat([a, x], dim=y); output (b, [a]).
+Graph smallGraph() {
+  Graph g;
+  g.nodes.push_back(Node::placeholder("x"));
+  g.nodes.push_back(Node::placeholder("y"));
+  g.nodes.push_back(Node::call("a", "aten::add.Tensor", {Arg::ref(0), Arg::ref(1)}));
+  g.nodes.push_back(Node::call("b", "aten::cat", {Arg::list({Arg::ref(2), Arg::ref(0)})}, {{"dim", Arg::ref(1)}}));
+  g.nodes.push_back(Node::output({Arg::ref(3), Arg::list({Arg::ref(2)})}));
+  return g;
+}
+
+// Every reference of `g` by the name of its node, in order: "a(x,y) b([a,x],dim=y) output((b,[a]))".
+std::string refsByName(const Graph& g) {
+  std::string out;
+  auto text = [&](const Arg& a, auto& self) -> std::string {
+    if (a.isRef()) return a.node < g.nodes.size() ? g.nodes[a.node].name : "?";
+    if (!a.isSequence()) return "_";
+    std::string s = a.kind == Arg::Kind::List ? "[" : "(";
+    for (std::size_t i = 0; i < a.items.size(); ++i) s += (i ? "," : "") + self(a.items[i], self);
+    return s + (a.kind == Arg::Kind::List ? "]" : ")");
+  };
+  for (const Node& n : g.nodes) {
+    if (n.args.empty() && n.kwargs.empty()) continue;
+    out += (out.empty() ? "" : " ") + n.name + "(";
+    bool first = true;
+    for (const Arg& a : n.args) out += (std::exchange(first, false) ? "" : ",") + text(a, text);
+    for (const auto& [k, v] : n.kwargs) out += (std::exchange(first, false) ? "" : ",") + k + "=" + text(v, text);
+    out += ")";
+  }
+  return out;
+}
+
+TEST(RenumberReferences, FollowsAPermutationIntoListsKeywordsAndTheOutput) {
+  Graph g = smallGraph();
+  const std::string before = refsByName(g);
+  EXPECT_EQ(before, "a(x,y) b([a,x],dim=y) output((b,[a]))");
+  // Swap the placeholders: every reference to one now names the other's slot.
+  std::swap(g.nodes[0], g.nodes[1]);
+  const std::vector<NodeId> swapped = {1, 0, 2, 3, 4};
+  renumberReferences(g, swapped);
+  EXPECT_EQ(refsByName(g), before);
+  EXPECT_EQ(g.nodes[2].args[0], Arg::ref(1));
+  EXPECT_EQ(g.nodes[3].kwargs[0].second, Arg::ref(0));
+}
+
+TEST(RenumberReferences, TheIdentityChangesNothing) {
+  Graph g = smallGraph();
+  renumberReferences(g, std::vector<NodeId>{0, 1, 2, 3, 4});
+  EXPECT_EQ(g, smallGraph());
+}
+
+TEST(RenumberReferences, AReferenceToADeletedOrMissingNodeIsAPreconditionError) {
+  Graph g = smallGraph();
+  EXPECT_THROW(renumberReferences(g, std::vector<NodeId>{0, 1, kNoNode, 2, 3}), std::invalid_argument);  // a deleted
+  Graph h = smallGraph();
+  EXPECT_THROW(renumberReferences(h, std::vector<NodeId>{0, 1}), std::invalid_argument);  // a past the mapping
+  Graph k = smallGraph();
+  k.nodes[2].args[0] = Arg::ref(kNoNode);
+  EXPECT_THROW(renumberReferences(k, std::vector<NodeId>{0, 1, 2, 3, 4}), std::invalid_argument);
+}
+
+TEST(InsertNode, ShiftsTheReferencesAfterItAndKeepsThoseBefore) {
+  Graph g = smallGraph();
+  // c = neg(a), inserted before b, its reference in the numbering before the insertion.
+  insertNode(g, 3, Node::call("c", "aten::neg", {Arg::ref(2)}));
+  ASSERT_EQ(g.nodes.size(), 6u);
+  EXPECT_EQ(g.nodes[3].name, "c");
+  EXPECT_EQ(refsByName(g), "a(x,y) c(a) b([a,x],dim=y) output((b,[a]))");
+  EXPECT_EQ(g.nodes[5].args[0].items[0], Arg::ref(4));  // the output's b moved
+  // At the front and at the end.
+  insertNode(g, 0, Node::placeholder("z"));
+  EXPECT_EQ(refsByName(g), "a(x,y) c(a) b([a,x],dim=y) output((b,[a]))");
+  insertNode(g, g.nodes.size(), Node::call("tail", "aten::neg", {Arg::ref(4)}));
+  EXPECT_EQ(g.nodes.back().args[0], Arg::ref(4));
+  EXPECT_EQ(g.nodes[4].name, "c");
+  EXPECT_THROW(insertNode(g, g.nodes.size() + 1, Node::placeholder("w")), std::out_of_range);
+}
+
+TEST(EraseNodes, KeepsTheOrderAndRenumbersTheUsesOfTheKeptNodes) {
+  Graph g = smallGraph();
+  g.nodes.insert(g.nodes.begin() + 2, Node::call("dead", "aten::neg", {Arg::ref(0)}));
+  renumberReferences(std::span<Node>(g.nodes).subspan(3), std::vector<NodeId>{0, 1, 3, 4, 5});
+  const std::vector<NodeId> oldToNew = eraseNodes(g, {false, false, true, false, false, false});
+  EXPECT_EQ(oldToNew, (std::vector<NodeId>{0, 1, kNoNode, 2, 3, 4}));
+  EXPECT_EQ(g, smallGraph());
+}
+
+TEST(EraseNodes, ANodeStillUsedCannotBeErased) {
+  Graph g = smallGraph();
+  EXPECT_THROW(eraseNodes(g, {false, false, true, false, false}), std::invalid_argument);  // b and the output use a
+  Graph h = smallGraph();
+  EXPECT_THROW(eraseNodes(h, {false, false}), std::invalid_argument);  // one flag per node
 }
 
 }  // namespace

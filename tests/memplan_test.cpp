@@ -19,7 +19,7 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // A small builder for placed programs, in the order the nodes are written.
 
-Arg R(std::string name) { return Arg::ref(std::move(name)); }
+Arg R(const std::string& name) { return testing::ref(name); }
 Arg I(std::int64_t v) { return Arg::ofInt(v); }
 Arg L(std::vector<Arg> items) { return Arg::list(std::move(items)); }
 
@@ -77,6 +77,7 @@ class Sketch {
     }
     out.args.push_back(Arg::tuple(std::move(returned)));
     p.graph.nodes.push_back(std::move(out));
+    testing::resolveRefs(p);
     return p;
   }
 

@@ -1,4 +1,5 @@
-// tests/name_index_test.cpp: name lookups for passes over whole graphs (core/name_index.h).
+// tests/name_index_test.cpp: text lookups and large arrays for passes over whole graphs
+// (core/name_index.h).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -40,26 +41,6 @@ TEST(NameIndex, FindsEveryInsertedNameAndKeepsTheFirstIdOfADuplicate) {
   EXPECT_EQ(index.find("n5000"), index.kNone);
   EXPECT_EQ(index.find(""), index.kNone);
   EXPECT_EQ(index.findHashed("n42", hashName("n42")), 42u);
-}
-
-// hintDefinitions gives each reference the index of the first earlier node of its name, and no
-// hint to a name defined only later, to the node itself, or nowhere; lists and kwargs included.
-TEST(NameIndex, HintDefinitionsPointsEachReferenceAtItsEarlierDefinition) {
-  Graph g;
-  g.nodes.push_back(Node::placeholder("x"));
-  g.nodes.push_back(Node::call("a", "aten::relu", {Arg::ref("x", 7)}));
-  g.nodes.push_back(Node::call("b", "aten::cat", {Arg::list({Arg::ref("a"), Arg::ref("x")}), Arg::ref("later")},
-                               {{"out", Arg::ref("b")}}));
-  g.nodes.push_back(Node::call("later", "aten::relu", {Arg::ref("nowhere", 0)}));
-  g.nodes.push_back(Node::call("a", "aten::relu", {Arg::ref("a")}));  // a duplicate: the first wins
-  hintDefinitions(g);
-  EXPECT_EQ(g.nodes[1].args[0].definitionHint(), 0);  // a wrong hint is replaced
-  EXPECT_EQ(g.nodes[2].args[0].items[0].definitionHint(), 1);
-  EXPECT_EQ(g.nodes[2].args[0].items[1].definitionHint(), 0);
-  EXPECT_EQ(g.nodes[2].args[1].definitionHint(), Arg::kNoDefinitionHint);     // defined later
-  EXPECT_EQ(g.nodes[2].kwargs[0].second.definitionHint(), Arg::kNoDefinitionHint);  // itself
-  EXPECT_EQ(g.nodes[3].args[0].definitionHint(), Arg::kNoDefinitionHint);     // nowhere
-  EXPECT_EQ(g.nodes[4].args[0].definitionHint(), 1);
 }
 
 TEST(NameIndex, HugePageVectorsHoldTheirContentsAcrossGrowthCopiesAndMoves) {

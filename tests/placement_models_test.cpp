@@ -29,7 +29,7 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // A small program builder: placeholders, nodes, then the returned values with their specs.
 
-Arg R(std::string name) { return Arg::ref(std::move(name)); }
+Arg R(const std::string& name) { return testing::ref(name); }
 Arg I(std::int64_t v) { return Arg::ofInt(v); }
 Arg L(std::vector<Arg> items) { return Arg::list(std::move(items)); }
 
@@ -81,6 +81,7 @@ struct Builder {
     }
     output.args = {Arg::tuple(std::move(values))};
     program.graph.nodes.push_back(std::move(output));
+    testing::resolveRefs(program);
     return program;
   }
 };
@@ -112,7 +113,7 @@ std::vector<std::string> nodeNames(const PlacedProgram& placed) {
 
 std::vector<std::string> returnedNames(const PlacedProgram& placed) {
   std::vector<std::string> names;
-  for (const Arg& a : placed.program.graph.returnedValues()) names.push_back(a.text);
+  for (const Arg& a : placed.program.graph.returnedValues()) names.push_back(testing::nameOf(placed.program.graph, a));
   return names;
 }
 
@@ -144,8 +145,8 @@ void expectCopy(const PlacedProgram& placed, const std::string& copy, const std:
   const Node& n = node(placed, copy);
   EXPECT_EQ(n.target, "aten::copy_");
   ASSERT_EQ(n.args.size(), 2u);
-  EXPECT_EQ(n.args[0].text, buffer) << copy;
-  EXPECT_EQ(n.args[1].text, value) << copy;
+  EXPECT_EQ(testing::nameOf(placed.program.graph, n.args[0]), buffer) << copy;
+  EXPECT_EQ(testing::nameOf(placed.program.graph, n.args[1]), value) << copy;
 }
 
 const CopyExplanation* explanationOf(const PlacedProgram& placed, const std::string& copy) {
@@ -225,7 +226,7 @@ TEST(Pr20744Model, WriteBackIsInsertedEarly) {
   const std::string copy = placed.copies[0].copyNode;
   const Node& c = node(placed, copy);
   ASSERT_EQ(c.args.size(), 2u);
-  EXPECT_EQ(pos(placed, copy), pos(placed, c.args[1].text) + 1);
+  EXPECT_EQ(pos(placed, copy), c.args[1].node + 1u);
   EXPECT_LT(pos(placed, copy), pos(placed, "add_3"));
   EXPECT_LT(pos(placed, copy), pos(placed, "output"));
 }
@@ -245,7 +246,8 @@ TEST(Pr20744Model, WriteBackAfterOldValueReads) {
   for (const Node& n : placed.program.graph.nodes) {
     if (n.name == copy || n.isOutput()) continue;
     bool usesState = false;
-    for (const Arg& a : n.args) forEachRef(a, [&](const std::string& r) { usesState |= r == "b_state"; });
+    for (const Arg& a : n.args)
+      forEachRef(a, [&](NodeId r) { usesState |= placed.program.graph.nodes[r].name == "b_state"; });
     if (usesState) {
       EXPECT_LT(pos(placed, n.name), pos(placed, copy)) << n.name;
     }

@@ -41,7 +41,8 @@ std::string layout(const Program& p) {
     if (n.isPlaceholder() || n.isOutput()) continue;
     if (!out.empty()) out += ' ';
     out += n.name;
-    if (n.target == "aten::copy_" && n.args.size() == 2) out += "[" + n.args[0].text + "<-" + n.args[1].text + "]";
+    if (n.target == "aten::copy_" && n.args.size() == 2)
+      out += "[" + testing::nameOf(p.graph, n.args[0]) + "<-" + testing::nameOf(p.graph, n.args[1]) + "]";
   }
   return out;
 }
@@ -226,7 +227,7 @@ TEST(Placement, CycleClonesOneValueWhereItIsFinal) {
   const Node* clone = placed.program.graph.find("clone");
   ASSERT_NE(clone, nullptr);
   EXPECT_EQ(clone->target, "aten::clone");
-  EXPECT_EQ(clone->args, std::vector<Arg>{Arg::ref("b_b")});
+  EXPECT_EQ(clone->args, std::vector<Arg>{testing::refTo(placed.program.graph, "b_b")});
   EXPECT_EQ(clone->typeText, "f32[4]");
   ASSERT_EQ(placed.copies.size(), 2u);
   EXPECT_EQ(placed.copies[1].value, "clone");
@@ -254,11 +255,12 @@ TEST(UpstreamTests, MutableBuffersGetTwoCopiesAndTheDirectCopyFollowsThePlacehol
   // placeholders.
   const Node* direct = placed.program.graph.find("copy__1");
   ASSERT_NE(direct, nullptr);
-  EXPECT_EQ(direct->args[1], Arg::ref("x"));
+  EXPECT_EQ(direct->args[1], testing::refTo(placed.program.graph, "x"));
   EXPECT_EQ(positionOf(placed.program, "copy__1"), 3u);
   // Outputs keep their positions: (copy_, copy__1, aten_add_tensor).
   EXPECT_EQ(placed.program.graph.returnedValues(),
-            (std::vector<Arg>{Arg::ref("copy_"), Arg::ref("copy__1"), Arg::ref("aten_add_tensor")}));
+            (std::vector<Arg>{testing::refTo(placed.program.graph, "copy_"), testing::refTo(placed.program.graph, "copy__1"),
+                              testing::refTo(placed.program.graph, "aten_add_tensor")}));
 }
 
 TEST(UpstreamTests, WriteBackIsInsertedEarly) {
@@ -267,7 +269,7 @@ TEST(UpstreamTests, WriteBackIsInsertedEarly) {
   std::vector<const Node*> copies = copiesIn(placed.program);
   ASSERT_EQ(copies.size(), 1u);
   const Program& q = placed.program;
-  EXPECT_EQ(positionOf(q, copies[0]->name), positionOf(q, copies[0]->args[1].text) + 1);
+  EXPECT_EQ(positionOf(q, copies[0]->name), copies[0]->args[1].node + 1u);
   EXPECT_LT(positionOf(q, copies[0]->name), q.graph.nodes.size() - 1);  // before the user return
 }
 
@@ -283,7 +285,7 @@ TEST(UpstreamTests, WriteBackAfterOldValueReads) {
     const Node& n = q.graph.nodes[i];
     if (n.isOutput() || n.target == "aten::copy_") continue;
     bool usesState = false;
-    for (const Arg& a : n.args) forEachRef(a, [&](const std::string& r) { usesState |= r == "b_state"; });
+    for (const Arg& a : n.args) forEachRef(a, [&](NodeId r) { usesState |= q.graph.nodes[r].name == "b_state"; });
     if (!usesState) continue;
     ++users;
     EXPECT_LT(i, copyAt) << n.name;
@@ -333,15 +335,15 @@ void checkInvariants(const Program& p, const SchemaTable& table, const std::stri
       const std::size_t at = q.graph.indexOf(e.copyNode).value();
       const Node& copy = q.graph.nodes[at];
       EXPECT_EQ(copy.target, "aten::copy_");
-      EXPECT_EQ(copy.args.at(0).text, e.buffer);
-      EXPECT_EQ(copy.args.at(1).text, e.value);
+      EXPECT_EQ(testing::nameOf(q.graph, copy.args.at(0)), e.buffer);
+      EXPECT_EQ(testing::nameOf(q.graph, copy.args.at(1)), e.value);
       EXPECT_GT(at, q.graph.indexOf(e.value).value());
       std::size_t named = 0;
       for (std::size_t i = 0; i < q.signature.outputs.size(); ++i) {
         if (q.signature.outputs[i].name != e.copyNode) continue;
         ++named;
         EXPECT_TRUE(isMutation(q.signature.outputs[i].kind));
-        EXPECT_EQ(returned.at(i), Arg::ref(e.copyNode));
+        EXPECT_EQ(returned.at(i), Arg::ref(static_cast<NodeId>(at)));
         EXPECT_EQ(q.signature.mutatedInput(q.signature.outputs[i])->name, e.buffer);
       }
       EXPECT_EQ(named, 1u) << e.copyNode;
@@ -526,14 +528,15 @@ Program twoWritesOfOneTarget() {
     n.typeText = "f32[4]";
     p.graph.nodes.push_back(n);
   };
-  call("mul", "aten::mul.Tensor", {Arg::ref("x"), Arg::ofInt(3)});
-  call("add", "aten::add.Tensor", {Arg::ref("x"), Arg::ofInt(1)});
+  call("mul", "aten::mul.Tensor", {testing::ref("x"), Arg::ofInt(3)});
+  call("add", "aten::add.Tensor", {testing::ref("x"), Arg::ofInt(1)});
   Node out;
   out.name = "output";
   out.op = NodeOp::Output;
   out.target = "output";
-  out.args = {Arg::tuple({Arg::ref("add"), Arg::ref("mul")})};
+  out.args = {Arg::tuple({testing::ref("add"), testing::ref("mul")})};
   p.graph.nodes.push_back(out);
+  testing::resolveRefs(p);
   p.signature.outputs = {{OutputKind::BufferMutation, "add", "s"}, {OutputKind::BufferMutation, "mul", "s"}};
   return p;
 }

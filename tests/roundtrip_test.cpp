@@ -77,19 +77,19 @@ Program edgeCaseProgram() {
                                {Arg::ofString(""), Arg::ofString("it's \"q\""), Arg::ofString("tab\tnl\ncr\rbs\\"),
                                 Arg::ofString(std::string("nul\0bell\x07" "del\x7f", 13)), Arg::ofString("ünï")}));
   p.graph.nodes.push_back(Node::call("nested", "aten::cat",
-                               {Arg::list({Arg::tuple({}), Arg::tuple({Arg::ref("x")}), Arg::list({Arg::list({Arg::none()})})}),
+                               {Arg::list({Arg::tuple({}), Arg::tuple({testing::ref("x")}), Arg::list({Arg::list({Arg::none()})})}),
                                 Arg::ofBool(false)},
                                {{"dtype", Arg::token("torch.bfloat16")}, {"device", Arg::token("device(type='cuda', index=0)")},
                                 {"memory_format", Arg::token("torch.channels_last")}}));
-  Node shared = Node::call("shared", "aten::add_.Tensor", {Arg::ref("b_s"), Arg::ref("x")});
+  Node shared = Node::call("shared", "aten::add_.Tensor", {testing::ref("b_s"), testing::ref("x")});
   shared.meta = {{"_share_alloc_with_arg_idx", "0"}, {"other", "x y"}};
   shared.typeText = "f32[4]";
   p.graph.nodes.push_back(shared);
-  p.graph.nodes.push_back(Node::call("item", "operator.getitem", {Arg::ref("nested"), Arg::ofInt(-1)}));
-  p.graph.nodes.push_back(Node::call("item2", "operator.getitem", {Arg::ref("nested"), Arg::ofInt(0)}, {{"k", Arg::none()}}));
-  p.graph.nodes.push_back(Node::call("delegate", "executorch_call_delegate", {Arg::ref("x")}));
+  p.graph.nodes.push_back(Node::call("item", "operator.getitem", {testing::ref("nested"), Arg::ofInt(-1)}));
+  p.graph.nodes.push_back(Node::call("item2", "operator.getitem", {testing::ref("nested"), Arg::ofInt(0)}, {{"k", Arg::none()}}));
+  p.graph.nodes.push_back(Node::call("delegate", "executorch_call_delegate", {testing::ref("x")}));
   p.graph.nodes.push_back(Node::call("hop", "higher_order::auto_functionalized",
-                               {Arg::token("torch.ops.my_ops.foo.default")}, {{"x", Arg::ref("x")}}));
+                               {Arg::token("torch.ops.my_ops.foo.default")}, {{"x", testing::ref("x")}}));
   Node attr;
   attr.name = "_tensor_constant0";
   attr.op = NodeOp::GetAttr;
@@ -100,10 +100,10 @@ Program edgeCaseProgram() {
   module.name = "sub_block";
   module.op = NodeOp::CallModule;
   module.target = "sub.block";
-  module.args = {Arg::ref("x"), Arg::ref("_tensor_constant0")};
+  module.args = {testing::ref("x"), testing::ref("_tensor_constant0")};
   p.graph.nodes.push_back(module);
-  p.graph.nodes.push_back(Node::call("sym", "operator.mul", {Arg::ref("ints"), Arg::ofInt(2)}));
-  Node out = Node::output({Arg::ref("shared"), Arg::ref("floats"), Arg::ofInt(3), Arg::none()});
+  p.graph.nodes.push_back(Node::call("sym", "operator.mul", {testing::ref("ints"), Arg::ofInt(2)}));
+  Node out = Node::output({testing::ref("shared"), testing::ref("floats"), Arg::ofInt(3), Arg::none()});
   out.meta = {{"why", "output meta"}};
   p.graph.nodes.push_back(out);
 
@@ -119,7 +119,7 @@ Program edgeCaseProgram() {
 
   Submodule branch;
   branch.name = "true_graph_0";
-  branch.graph.nodes = {Node::placeholder("a", "f32[4]"), Node::call("neg", "aten::neg", {Arg::ref("a")}), Node::output({Arg::ref("neg")})};
+  branch.graph.nodes = {Node::placeholder("a", "f32[4]"), Node::call("neg", "aten::neg", {testing::ref("a")}), Node::output({testing::ref("neg")})};
   p.submodules.push_back(branch);
   Submodule single;
   single.name = "false_graph_0";
@@ -127,9 +127,10 @@ Program edgeCaseProgram() {
   bare.name = "output";
   bare.op = NodeOp::Output;
   bare.target = "output";
-  bare.args = {Arg::ref("a")};  // `return a`: a single value, not a tuple
+  bare.args = {testing::ref("a")};  // `return a`: a single value, not a tuple
   single.graph.nodes = {Node::placeholder("a"), bare};
   p.submodules.push_back(single);
+  testing::resolveRefs(p);
   return p;
 }
 

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/text.h"
@@ -56,60 +58,47 @@ inline std::vector<std::filesystem::path> filesUnder(const std::filesystem::path
   return files;
 }
 
-// `p` with every reference's definition hint (Arg::definitionHint) set to hintOf(the index of
-// the node it names, or -1): right (the identity), missing, stale or out of range, to show that
-// a consumer's results do not depend on them.
-template <typename F>
-Program withDefinitionHints(Program p, F hintOf) {
-  const Graph original = p.graph;
-  auto rehint = [&](Arg& arg, auto& self) -> void {
-    if (arg.isRef()) {
-      const std::optional<std::size_t> at = original.indexOf(arg.text);
-      arg.setDefinitionHint(hintOf(at ? static_cast<std::int64_t>(*at) : -1));
+// Test builders write a reference as str(graph) prints it, `%x`: ref("x") is the token "%x",
+// and resolveRefs() turns every such token into a reference to the (first) node of that name in
+// the same graph, wherever it is (a test may build a use before its definition on purpose). A
+// name no node has is a test's own mistake (std::invalid_argument), unless `missing` says to
+// make it a reference to no node (kNoNode), for the tests of what validate() reports.
+enum class MissingName { Throw, NoNode };
+inline Arg ref(const std::string& name) { return Arg::token("%" + name); }
+
+inline void resolveRefs(Graph& graph, MissingName missing = MissingName::Throw) {
+  std::unordered_map<std::string_view, NodeId> byName;
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) byName.emplace(graph.nodes[i].name, static_cast<NodeId>(i));
+  auto resolve = [&](Arg& arg, auto& self) -> void {
+    if (arg.kind == Arg::Kind::Token && arg.text.starts_with("%")) {
+      auto it = byName.find(std::string_view(arg.text).substr(1));
+      if (it == byName.end() && missing == MissingName::Throw)
+        throw std::invalid_argument("resolveRefs: no node named " + arg.text.substr(1));
+      arg = Arg::ref(it == byName.end() ? kNoNode : it->second);
     }
     for (Arg& item : arg.items) self(item, self);
   };
-  for (Node& node : p.graph.nodes) {
-    for (Arg& a : node.args) rehint(a, rehint);
-    for (auto& kv : node.kwargs) rehint(kv.second, rehint);
+  for (Node& node : graph.nodes) {
+    for (Arg& a : node.args) resolve(a, resolve);
+    for (auto& kv : node.kwargs) resolve(kv.second, resolve);
   }
-  return p;
 }
 
-// Expects every reference in `p` to carry the index of its definition as its hint
-// (Arg::definitionHint), as the reader, the generators and a copied placement give them.
-// Returns the number of references checked.
-inline std::size_t expectReferencesHintTheirDefinitions(const Program& p, const std::string& context = {}) {
-  std::size_t refs = 0;
-  auto check = [&](const Arg& a, auto& self) -> void {
-    if (a.isRef()) {
-      ++refs;
-      const std::optional<std::size_t> at = p.graph.indexOf(a.text);
-      EXPECT_TRUE(at.has_value()) << context << ": " << a.text;
-      if (at) {
-        EXPECT_EQ(a.definitionHint(), static_cast<std::int64_t>(*at)) << context << ": " << a.text;
-      }
-    }
-    for (const Arg& item : a.items) self(item, self);
-  };
-  for (const Node& node : p.graph.nodes) {
-    for (const Arg& a : node.args) check(a, check);
-    for (const auto& kv : node.kwargs) check(kv.second, check);
-  }
-  return refs;
+inline void resolveRefs(Program& program, MissingName missing = MissingName::Throw) {
+  resolveRefs(program.graph, missing);
+  for (Submodule& sub : program.submodules) resolveRefs(sub.graph, missing);
 }
 
-// Hints that are no use, for withDefinitionHints on a program of `nodes` nodes: none, node 0,
-// the next node (maybe the user itself, or a later one), the mirror image, past the graph.
-inline std::vector<std::function<std::int64_t(std::int64_t)>> uselessDefinitionHints(std::int64_t nodes) {
-  return {
-      [](std::int64_t) { return Arg::kNoDefinitionHint; },
-      [](std::int64_t) { return std::int64_t{0}; },
-      [](std::int64_t at) { return at + 1; },
-      [nodes](std::int64_t at) { return nodes - 1 - at; },
-      [nodes](std::int64_t) { return nodes; },
-      [](std::int64_t) { return std::int64_t{1} << 40; },
-  };
+// A reference to the node of `graph` named `name`, to compare arguments with (ADD_FAILURE if none).
+inline Arg refTo(const Graph& graph, std::string_view name) {
+  const std::optional<std::size_t> at = graph.indexOf(name);
+  if (!at) ADD_FAILURE() << "no node named " << name;
+  return Arg::ref(at ? static_cast<NodeId>(*at) : kNoNode);
+}
+
+// The name of the node a reference of `graph` refers to ("<no node>" for none).
+inline std::string nameOf(const Graph& graph, const Arg& arg) {
+  return arg.isRef() && arg.node < graph.nodes.size() ? graph.nodes[arg.node].name : std::string("<no node>");
 }
 
 }  // namespace wb::testing

@@ -222,8 +222,9 @@ void ElementCompiler::rebind(const Call& call, std::size_t k, std::size_t item, 
     scratch_->rebinds.emplace_back(nodeOfRef(analysis_->items(r)[item]), next);
 }
 
-std::size_t ElementCompiler::nodeOfRef(const ArgRef& r) const {
-  return r.node == ArgRef::kNoNode ? analysis_->nodeOf(r.arg->text) : r.node;
+std::size_t ElementCompiler::nodeOfRef(const ArgRef& r) {
+  if (r.node == ArgRef::kNoNode) throw std::out_of_range("a reference to no node");
+  return r.node;
 }
 
 void ElementCompiler::compileEnd() {
@@ -255,7 +256,7 @@ void ElementCompiler::compileEnd() {
   for (std::size_t pos : analysis_->visibleOutputs) {
     const CValue& v = resolveRef(returned[pos], scratch);
     ElementProgram::Output& o = out_.outputs.emplace_back();  // made in place (no move of the name)
-    if (returned[pos].arg->isRef()) o.node = returned[pos].arg->text;
+    if (returned[pos].arg->isRef()) o.node = program_->graph.nodes[returned[pos].arg->node].name;
     o.reference = sourceOf(v);
     if (pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
       if (std::optional<std::size_t> target = analysis_->mutatedPlaceholder[pos])

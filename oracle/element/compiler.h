@@ -53,6 +53,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -321,9 +322,9 @@ class ElementCompiler {
 
   // --- values ---
 
-  // The value of a node a reference names (references were resolved by the analysis).
+  // The value of the node a reference refers to.
   const CValue& valueOf(const ArgRef& r) const {
-    if (r.node == ArgRef::kNoNode) return values_.at(analysis_->nodeOf(r.arg->text));  // throws
+    if (r.node == ArgRef::kNoNode) throw std::out_of_range("a reference to no node");
     return values_[r.node];
   }
 
@@ -698,7 +699,7 @@ class ElementCompiler {
   // call on: see compileCall).
   void rebind(const Call& call, std::size_t k, std::size_t item, bool isItem, const CValue& next);
 
-  std::size_t nodeOfRef(const ArgRef& r) const;
+  static std::size_t nodeOfRef(const ArgRef& r);
 
   void compileGetitem(const Node& n);
 

@@ -221,7 +221,8 @@ std::size_t ElementCompiler::parentNodeOf(std::size_t i) {
     if (parentCursor_ >= theirs.size()) return kNoParentNode;
     const bool matched = analysis_->likeProgram == parent_->program_
                              ? analysis_->likeNodes[i] == parentCursor_
-                             : theirs[parentCursor_] == program_->graph.nodes[i];
+                             : sameNodeText(theirs[parentCursor_], parent_->program_->graph,
+                                            program_->graph.nodes[i], program_->graph);
     if (!matched) return kNoParentNode;
     j = parentCursor_++;
   }
