@@ -101,13 +101,6 @@ class AliasBuilder {
   }
 
  private:
-  static void prefetchArgs(const Node& node) {
-    if (node.args.empty()) return;
-    const char* p = reinterpret_cast<const char*>(node.args.data());
-    const std::size_t bytes = node.args.size() * sizeof(Arg);
-    for (std::size_t line = 0; line < bytes && line < 4 * 64; line += 64) __builtin_prefetch(p + line);
-  }
-
   // What the analysis needs of a call's target, once per (target, arity): targets repeat, and
   // finding a schema hashes and compares the target. The schema's alias facts come from the
   // table, derived when the schema entered it.

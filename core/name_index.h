@@ -94,6 +94,15 @@ inline void prefetchNode(const Node& node) {
   for (std::size_t line = 0; line < sizeof(Node); line += 64) __builtin_prefetch(p + line);
 }
 
+// Starts loading the arguments of a node a pass will reach soon (they live elsewhere on the
+// heap); the node itself should have been prefetched some steps earlier (prefetchNode).
+inline void prefetchArgs(const Node& node) {
+  if (node.args.empty()) return;
+  const char* p = reinterpret_cast<const char*>(node.args.data());
+  const std::size_t bytes = node.args.size() * sizeof(Arg);
+  for (std::size_t line = 0; line < bytes && line < 4 * 64; line += 64) __builtin_prefetch(p + line);
+}
+
 // Asks the kernel to back the freshly reserved storage of `v` with huge pages: a placement of a
 // large program writes a node array that did not exist before, and huge pages spare it most of
 // its page faults. Only a hint (Linux's THP in `madvise` mode); does nothing elsewhere or for

@@ -131,9 +131,11 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
     if (shifted) renumberReferences(std::span<Node>(&out.graph.nodes.back(), 1), oldToNew);
   };
   auto next = byAnchor.begin();
-  constexpr std::size_t kLookahead = 8;  // a Node spans several cache lines: see prefetchNode
+  // The input is streamed: nodes and, for the renumbering, their arguments are prefetched ahead.
+  constexpr std::size_t kLookahead = 8;
   for (std::size_t i = 0; i < n; ++i) {
-    if (i + kLookahead < n) prefetchNode(in.nodes[i + kLookahead]);
+    if (i + 2 * kLookahead < n) prefetchNode(in.nodes[i + 2 * kLookahead]);
+    if (shifted && i + kLookahead < n) prefetchArgs(in.nodes[i + kLookahead]);
     const Node& node = in.nodes[i];
     if (node.name.starts_with("copy_"))
       if (std::optional<std::size_t> s = copyNameSuffix(node.name)) usedSuffixes.push_back(*s);
