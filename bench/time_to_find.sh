@@ -43,7 +43,7 @@ python3 - "$out" "$seeds" "$placements" "$wbcheck" <<'EOF'
 import statistics, subprocess, sys
 out, seeds, placements, wbcheck = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
 
-# The classes the campaign expects per placement (gen/campaign.cpp expectedHazards).
+# The classes the campaign expects per placement (campaign/campaign.cpp expectedHazards).
 expected = {
     "pr20744": ["H4 list-argument write", "H5 view_copy becomes a view", "H6 share_alloc",
                 "H7 no placeholders", "H10 ancestor/sibling alias"],

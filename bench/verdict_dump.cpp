@@ -24,7 +24,7 @@
 #include "core/placement.h"
 #include "core/text.h"
 #include "core/validate.h"
-#include "gen/campaign.h"
+#include "campaign/campaign.h"
 #include "gen/generator.h"
 #include "oracle/oracle.h"
 

@@ -2,7 +2,7 @@
 // [--nodes N] [--out DIR] [--jobs J] [--until-found] [--until-classes LIST]`: generates programs,
 // checks them with one placement, shrinks and writes every new finding, prints a summary.
 //
-// The logic (cases, classification, shrinking, deduplication, artifacts) is gen/campaign; this
+// The logic (cases, classification, shrinking, deduplication, artifacts) is campaign/; this
 // file adds what a process needs: time limits, Ctrl-C, worker processes and pipes, progress
 // lines on a terminal, files.
 #include <fcntl.h>
@@ -23,7 +23,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "gen/campaign.h"
+#include "campaign/campaign.h"
 
 namespace wb::cli {
 

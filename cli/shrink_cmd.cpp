@@ -1,12 +1,12 @@
 // cli/shrink_cmd.cpp: `wbcheck shrink FILE [--placement P] [--seed S] [--inputs N] [--out FILE]`:
 // reduces a failing program while keeping its verdict (same placement, same kind of
 // divergence, same view modes, same target; `early` still holds) and writes it in form 1 with
-// the header of a campaign artifact. The work is gen/campaign's shrinkFinding.
+// the header of a campaign artifact. The work is campaign/'s shrinkFinding.
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "gen/campaign.h"
+#include "campaign/campaign.h"
 
 namespace wb::cli {
 

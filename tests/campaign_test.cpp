@@ -1,4 +1,4 @@
-// tests/campaign_test.cpp: the campaign library (gen/campaign.h) and the `wbcheck fuzz` and
+// tests/campaign_test.cpp: the campaign library (campaign/campaign.h) and the `wbcheck fuzz` and
 // `wbcheck shrink` commands: classification of the hazard corpus, shrinking keeps the key and
 // early holds, determinism, artifacts and records round-trip, deduplication, exit codes.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "core/validate.h"
-#include "gen/campaign.h"
+#include "campaign/campaign.h"
 #include "tests/testing.h"
 
 namespace wb::gen {

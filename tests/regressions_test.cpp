@@ -1,10 +1,10 @@
 // tests/regressions_test.cpp: replays every shrunk counterexample in corpus/regressions/.
-// Each file's header (gen/campaign.h formatArtifact) names the placement, the verdict, the view
+// Each file's header (campaign/campaign.h formatArtifact) names the placement, the verdict, the view
 // modes and the seed; the oracle must reproduce that verdict for that placement, and `early`
 // must hold on the same program (a regression of either fails here).
 #include <gtest/gtest.h>
 
-#include "gen/campaign.h"
+#include "campaign/campaign.h"
 #include "tests/testing.h"
 
 namespace wb {

@@ -1,4 +1,4 @@
-// gen/campaign.h: the fuzzing campaign behind `wbcheck fuzz` and `wbcheck shrink` (DESIGN §9,
+// campaign/campaign.h: the fuzzing campaign behind `wbcheck fuzz` and `wbcheck shrink` (DESIGN §9,
 // §10, §12; verification-anchors §4, §8).
 //
 // One case: generate a program from a seed, run the oracle with one placement, and, when the

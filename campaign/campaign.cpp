@@ -1,6 +1,6 @@
-// gen/campaign.cpp: one fuzzing case, finding classification, shrinking, artifacts and the
-// finding table (see gen/campaign.h).
-#include "gen/campaign.h"
+// campaign/campaign.cpp: one fuzzing case, finding classification, shrinking, artifacts and the
+// finding table (see campaign/campaign.h).
+#include "campaign/campaign.h"
 
 #include <algorithm>
 #include <charconv>
