@@ -9,7 +9,7 @@
 // Per program of CORPUS_DIR (every *.txt, recursively, in name order) and per placement: the
 // report of a fresh check(), the report of a shared Checker's check with other options, and
 // the placed program with its copies, skipped write-backs and failure. Then, per placement and
-// generator size, --generated campaign cases (gen::runCase, as `wbcheck fuzz` makes them) with
+// generator size, --generated campaign cases (campaign::runCase, as `wbcheck fuzz` makes them) with
 // their reports, and for every eighth case a fresh check and both place() overloads. Paths
 // are printed as given, so run both commits with the same CORPUS_DIR argument.
 #include <CLI/CLI.hpp>
@@ -78,15 +78,15 @@ void dumpCorpus(std::ostream& out, const std::string& dir) {
 void dumpGenerated(std::ostream& out, int count) {
   for (Placement p : allPlacements())
     for (int nodes : {10, 30}) {
-      gen::CampaignOptions campaign;
+      campaign::CampaignOptions campaign;
       campaign.placement = p;
       campaign.maxNodes = nodes;
       campaign.inputs = 2;
-      const gen::Generator generator(gen::campaignGenOptions(campaign));
+      const gen::Generator generator(campaign::campaignGenOptions(campaign));
       oracle::Checker checker;
       for (int i = 0; i < count; ++i) {
-        const std::uint64_t seed = gen::caseSeed(11, 0, static_cast<std::uint64_t>(i));
-        const gen::CaseResult result = gen::runCase(seed, campaign, generator, checker);
+        const std::uint64_t seed = campaign::caseSeed(11, 0, static_cast<std::uint64_t>(i));
+        const campaign::CaseResult result = campaign::runCase(seed, campaign, generator, checker);
         out << "=== gen " << toString(p) << " " << nodes << " " << i << "\n" << oracle::formatReport(result.report);
         if (i % 8 != 0) continue;
         const SchemaTable schemas = schemasFor(result.program, generator.schemas());

@@ -14,7 +14,7 @@
 #include "core/text.h"
 #include "gen/reduce.h"
 
-namespace wb::gen {
+namespace wb::campaign {
 
 namespace {
 
@@ -316,8 +316,8 @@ std::optional<FindingKey> classifyFinding(const Program& program, const oracle::
   return key;
 }
 
-GenOptions campaignGenOptions(const CampaignOptions& options) {
-  GenOptions gen;
+gen::GenOptions campaignGenOptions(const CampaignOptions& options) {
+  gen::GenOptions gen;
   gen.mode = options.mode;
   gen.maxNodes = options.maxNodes;
   gen.maxBuffers = 3;
@@ -330,10 +330,10 @@ namespace {
 constexpr double kSparseFamilyOdds = 0.15;  // per family, in a sparse policy
 }  // namespace
 
-Policy sparsePolicy(std::uint64_t seed) {
-  RandomChoices choices(seed ^ 0x5a5a'c0de'f00d'1234ULL);  // a stream apart from the generator's
+gen::Policy sparsePolicy(std::uint64_t seed) {
+  gen::RandomChoices choices(seed ^ 0x5a5a'c0de'f00d'1234ULL);  // a stream apart from the generator's
   auto on = [&](double odds = kSparseFamilyOdds) { return choices.flip(odds); };
-  Policy p;
+  gen::Policy p;
   p.copyViews = on();
   p.realViews = on();
   p.viewsOfViews = on();
@@ -360,17 +360,17 @@ Policy sparsePolicy(std::uint64_t seed) {
   return p;
 }
 
-CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const Generator& generator,
+CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const gen::Generator& generator,
                    oracle::Checker& checker) {
   CaseResult result;
   result.seed = seed;
-  RandomChoices choices(seed);
-  RandomChoices share(seed ^ 0x0123'4567'89ab'cdefULL);
-  Generated generated;
+  gen::RandomChoices choices(seed);
+  gen::RandomChoices share(seed ^ 0x0123'4567'89ab'cdefULL);
+  gen::Generated generated;
   if (options.sparsePolicyShare > 0 && share.flip(options.sparsePolicyShare)) {
-    GenOptions sparse = generator.options();
+    gen::GenOptions sparse = generator.options();
     sparse.policy = sparsePolicy(seed);
-    generated = Generator(sparse, generator.schemas()).generate(choices);
+    generated = gen::Generator(sparse, generator.schemas()).generate(choices);
   } else {
     generated = generator.generate(choices);
   }
@@ -387,20 +387,20 @@ CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const Gen
   return result;
 }
 
-CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const Generator& generator) {
+CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const gen::Generator& generator) {
   oracle::Checker checker;
   return runCase(seed, options, generator, checker);
 }
 
 CaseResult runCase(std::uint64_t seed, const CampaignOptions& options) {
-  return runCase(seed, options, Generator(campaignGenOptions(options)));
+  return runCase(seed, options, gen::Generator(campaignGenOptions(options)));
 }
 
 std::uint64_t caseSeed(std::uint64_t runSeed, int job, std::uint64_t index) {
   std::uint64_t state = runSeed ^ (0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(job) + 1));
-  const std::uint64_t stream = splitmix64(state);
+  const std::uint64_t stream = gen::splitmix64(state);
   std::uint64_t mixed = stream + index * 0xd1b54a32d192ed03ULL;
-  return splitmix64(mixed);
+  return gen::splitmix64(mixed);
 }
 
 namespace {
@@ -469,7 +469,7 @@ ShrunkFinding shrinkFinding(const Program& program, const FindingKey& key, std::
   oracle::Checker checker;  // for every candidate of the reduction
   out.reproduced = reproducesWith(checker, program, key, seed, inputs, builtins);
   if (!out.reproduced) return out;
-  const ReduceResult reduced = reduce(
+  const gen::ReduceResult reduced = gen::reduce(
       program, [&](const Program& p) { return reproducesWith(checker, p, key, seed, inputs, builtins); });
   out.program = reduced.program;
   out.tests = reduced.tests;
@@ -699,4 +699,4 @@ std::optional<FindingRecord> decodeRecord(std::string_view text) {
   return r;
 }
 
-}  // namespace wb::gen
+}  // namespace wb::campaign

@@ -26,7 +26,7 @@
 #include "gen/generator.h"
 #include "oracle/oracle.h"
 
-namespace wb::gen {
+namespace wb::campaign {
 
 // ---------------------------------------------------------------------------------------------
 // Hazard classes (executorch-semantics §0, §2, §4.4), decided by classifyFinding.
@@ -95,7 +95,7 @@ std::vector<HazardClass> matchingHazards(const Program& program, const oracle::C
 
 struct CampaignOptions {
   Placement placement = Placement::Early;
-  std::optional<GenMode> mode;  // nullopt: drawn per case
+  std::optional<gen::GenMode> mode;  // nullopt: drawn per case
   int maxNodes = 10;            // body nodes per generated program
   int inputs = 3;               // oracle input sets (as `wbcheck check`'s default, so the
                                 // replay line reproduces it)
@@ -107,14 +107,14 @@ struct CampaignOptions {
 };
 
 // The sparse policy of a case: deterministic in the case seed.
-Policy sparsePolicy(std::uint64_t seed);
+gen::Policy sparsePolicy(std::uint64_t seed);
 
 // The generator options a campaign uses for `options`.
-GenOptions campaignGenOptions(const CampaignOptions& options);
+gen::GenOptions campaignGenOptions(const CampaignOptions& options);
 
 struct CaseResult {
   std::uint64_t seed = 0;         // generator seed, also the oracle's input seed
-  GenMode mode = GenMode::Realistic;
+  gen::GenMode mode = gen::GenMode::Realistic;
   Program program;                // as generated
   oracle::CheckReport report;
   std::optional<FindingKey> finding;  // set iff the placement diverged or failed
@@ -125,9 +125,9 @@ struct CaseResult {
 // been built with campaignGenOptions(options); the overloads without it build one. A worker
 // that runs case after case passes its own `checker` (what one check leaves for the next);
 // the result is the same with a fresh one.
-CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const Generator& generator,
+CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const gen::Generator& generator,
                    oracle::Checker& checker);
-CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const Generator& generator);
+CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const gen::Generator& generator);
 CaseResult runCase(std::uint64_t seed, const CampaignOptions& options);
 
 // The seed of case `index` of job `job` in a run started with `runSeed`: independent streams.
@@ -225,4 +225,4 @@ class FindingTable {
 std::string encodeRecord(const FindingRecord& record);
 std::optional<FindingRecord> decodeRecord(std::string_view text);
 
-}  // namespace wb::gen
+}  // namespace wb::campaign

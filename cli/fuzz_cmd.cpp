@@ -57,7 +57,7 @@ double secondsSince(Clock::time_point start) { return std::chrono::duration<doub
 // share of --cases is done, the time is up, or a stop is requested; shrink each finding it has
 // not seen before and hand the record to `report`.
 struct WorkerConfig {
-  gen::CampaignOptions campaign;
+  campaign::CampaignOptions campaign;
   std::uint64_t runSeed = 0;
   int job = 0;
   int jobs = 1;
@@ -80,13 +80,13 @@ struct WorkerCounts {
 constexpr int kShrinksPerUnshrunkKey = 12;
 constexpr int kShrunkPerClass = 3;
 
-void runWorker(const WorkerConfig& config, const std::function<void(const gen::FindingRecord&)>& report,
+void runWorker(const WorkerConfig& config, const std::function<void(const campaign::FindingRecord&)>& report,
                const std::function<void(const WorkerCounts&)>& progress, const std::function<bool()>& stop) {
-  const gen::Generator generator(gen::campaignGenOptions(config.campaign));
+  const gen::Generator generator(campaign::campaignGenOptions(config.campaign));
   const SchemaTable& builtins = generator.schemas();
   oracle::Checker checker;  // this worker's: carries op classifications and buffers across cases
   std::map<std::string, int> shrinksByUnshrunkKey;
-  std::map<gen::HazardClass, int> shrunkByClass;
+  std::map<campaign::HazardClass, int> shrunkByClass;
   std::set<std::string> seenShapes;
   WorkerCounts counts;
   Clock::time_point lastProgress = Clock::now();
@@ -97,31 +97,31 @@ void runWorker(const WorkerConfig& config, const std::function<void(const gen::F
   for (std::uint64_t i = 0; myCases == 0 || i < myCases; ++i) {
     if (gStopRequested || stop()) break;
     if (config.seconds > 0 && secondsSince(config.start) >= config.seconds) break;
-    const std::uint64_t seed = gen::caseSeed(config.runSeed, config.job, i);
-    const gen::CaseResult result = gen::runCase(seed, config.campaign, generator, checker);
+    const std::uint64_t seed = campaign::caseSeed(config.runSeed, config.job, i);
+    const campaign::CaseResult result = campaign::runCase(seed, config.campaign, generator, checker);
     ++counts.cases;
     if (result.finding) {
       ++counts.diverging;
       const double foundAt = secondsSince(config.start);
       const bool mayAddAClass = std::any_of(result.features.begin(), result.features.end(),
-                                            [&](gen::HazardClass h) { return shrunkByClass[h] < kShrunkPerClass; });
-      if (shrinksByUnshrunkKey[gen::describe(*result.finding)]++ < kShrinksPerUnshrunkKey || mayAddAClass) {
-        const gen::ShrunkFinding shrunk =
-            gen::shrinkFinding(result.program, *result.finding, seed, config.campaign.inputs, builtins);
-        gen::FindingRecord record;
+                                            [&](campaign::HazardClass h) { return shrunkByClass[h] < kShrunkPerClass; });
+      if (shrinksByUnshrunkKey[campaign::describe(*result.finding)]++ < kShrinksPerUnshrunkKey || mayAddAClass) {
+        const campaign::ShrunkFinding shrunk =
+            campaign::shrinkFinding(result.program, *result.finding, seed, config.campaign.inputs, builtins);
+        campaign::FindingRecord record;
         record.key = shrunk.key;
         ++shrunkByClass[shrunk.key.hazard];
-        record.shape = gen::shapeOf(shrunk.program);
+        record.shape = campaign::shapeOf(shrunk.program);
         record.seed = seed;
         record.secondsToFind = foundAt;
         record.bodyNodes = shrunk.bodyNodesAfter;
         record.count = 1;
-        const std::string name = gen::artifactFileName(record.key, record.shape);
+        const std::string name = campaign::artifactFileName(record.key, record.shape);
         const std::string path = (std::filesystem::path(config.outDir) / name).string();
-        gen::ArtifactInfo info{WBCHECK_VERSION, seed, config.foundBy, std::string(gen::toString(result.mode))};
-        record.artifact = gen::formatArtifact(shrunk, info, path);
+        campaign::ArtifactInfo info{WBCHECK_VERSION, seed, config.foundBy, std::string(gen::toString(result.mode))};
+        record.artifact = campaign::formatArtifact(shrunk, info, path);
         // A repeat of a shape this worker already reported only adds to its count.
-        if (!seenShapes.insert(gen::describe(record.key) + record.shape).second) record.artifact.clear();
+        if (!seenShapes.insert(campaign::describe(record.key) + record.shape).second) record.artifact.clear();
         report(record);
       }
     }
@@ -157,7 +157,7 @@ struct Child {
 };
 
 // Parses every complete message in `child.buffer`.
-void drainMessages(Child& child, const std::function<void(gen::FindingRecord)>& onFinding) {
+void drainMessages(Child& child, const std::function<void(campaign::FindingRecord)>& onFinding) {
   for (;;) {
     const std::size_t newline = child.buffer.find('\n');
     if (newline == std::string::npos) return;
@@ -171,7 +171,7 @@ void drainMessages(Child& child, const std::function<void(gen::FindingRecord)>& 
       std::size_t bytes = 0;
       head >> bytes;
       if (child.buffer.size() < newline + 1 + bytes) return;  // wait for the rest
-      if (std::optional<gen::FindingRecord> r = gen::decodeRecord(child.buffer.substr(newline + 1, bytes)))
+      if (std::optional<campaign::FindingRecord> r = campaign::decodeRecord(child.buffer.substr(newline + 1, bytes)))
         onFinding(std::move(*r));
       child.buffer.erase(0, newline + 1 + bytes);
     } else {
@@ -183,7 +183,7 @@ void drainMessages(Child& child, const std::function<void(gen::FindingRecord)>& 
 // ---------------------------------------------------------------------------------------------
 
 struct Run {
-  gen::FindingTable table;
+  campaign::FindingTable table;
   std::vector<std::string> written;
   std::uint64_t cases = 0, diverging = 0;
   bool writeFailed = false;
@@ -216,12 +216,12 @@ int runFuzz(const FuzzCmdOptions& options, const std::vector<std::string>& argv)
     std::cerr << me << ": unknown placement '" << options.placement << "'\n";
     return kInputError;
   }
-  gen::CampaignOptions campaign;
-  campaign.placement = *placement;
-  campaign.maxNodes = options.nodes;
+  campaign::CampaignOptions caseOptions;
+  caseOptions.placement = *placement;
+  caseOptions.maxNodes = options.nodes;
   if (!options.mode.empty()) {
-    campaign.mode = gen::genModeFromString(options.mode);
-    if (!campaign.mode) {
+    caseOptions.mode = gen::genModeFromString(options.mode);
+    if (!caseOptions.mode) {
       std::cerr << me << ": unknown mode '" << options.mode << "' (realistic | adversarial)\n";
       return kInputError;
     }
@@ -230,16 +230,16 @@ int runFuzz(const FuzzCmdOptions& options, const std::vector<std::string>& argv)
     std::cerr << me << ": --nodes must be in 1..1000, --jobs in 1..256, --time >= 0\n";
     return kInputError;
   }
-  std::vector<gen::HazardClass> wanted;
+  std::vector<campaign::HazardClass> wanted;
   if (options.untilClasses == "all") {
-    wanted = gen::expectedHazards(*placement);
+    wanted = campaign::expectedHazards(*placement);
   } else if (!options.untilClasses.empty()) {
     std::istringstream list(options.untilClasses);
     for (std::string id; std::getline(list, id, ',');) {
-      std::optional<gen::HazardClass> h = gen::hazardFromId(id);
+      std::optional<campaign::HazardClass> h = campaign::hazardFromId(id);
       if (!h) {
         std::cerr << me << ": unknown hazard class '" << id << "'; known:";
-        for (gen::HazardClass k : gen::allHazardClasses()) std::cerr << " " << gen::hazardId(k);
+        for (campaign::HazardClass k : campaign::allHazardClasses()) std::cerr << " " << campaign::hazardId(k);
         std::cerr << "\n";
         return kInputError;
       }
@@ -254,7 +254,7 @@ int runFuzz(const FuzzCmdOptions& options, const std::vector<std::string>& argv)
   }
 
   WorkerConfig config;
-  config.campaign = campaign;
+  config.campaign = caseOptions;
   config.runSeed = options.seed;
   config.jobs = options.jobs;
   config.cases = options.cases;
@@ -269,9 +269,9 @@ int runFuzz(const FuzzCmdOptions& options, const std::vector<std::string>& argv)
     if (options.untilFound && !run.table.empty()) return true;
     return !wanted.empty() && run.table.hasAll(wanted);
   };
-  auto record = [&](gen::FindingRecord r) {
+  auto record = [&](campaign::FindingRecord r) {
     const std::string artifact = r.artifact;
-    const std::string name = gen::artifactFileName(r.key, r.shape);
+    const std::string name = campaign::artifactFileName(r.key, r.shape);
     if (run.table.add(std::move(r)) && !artifact.empty()) {
       const std::string path = (std::filesystem::path(options.out) / name).string();
       if (writeFileAtomically(path, artifact)) run.written.push_back(path);
@@ -324,8 +324,8 @@ int runFuzz(const FuzzCmdOptions& options, const std::vector<std::string>& argv)
         mine.job = job;
         bool pipeOk = true;
         runWorker(mine,
-                  [&](const gen::FindingRecord& r) {
-                    const std::string body = gen::encodeRecord(r);
+                  [&](const campaign::FindingRecord& r) {
+                    const std::string body = campaign::encodeRecord(r);
                     pipeOk = pipeOk && writeAll(fds[1], "F " + std::to_string(body.size()) + "\n" + body);
                   },
                   [&](const WorkerCounts& c) {

@@ -24,7 +24,7 @@ int runShrink(const ShrinkCmdOptions& options, const std::vector<std::string>& a
   const char* me = "wbcheck shrink";
   std::optional<std::string> text = readInput(options.file);
   if (!text) return kInputError;
-  const gen::ArtifactHeader header = gen::parseArtifactHeader(*text);
+  const campaign::ArtifactHeader header = campaign::parseArtifactHeader(*text);
   const std::string placementName =
       !options.placement.empty() ? options.placement : !header.placement.empty() ? header.placement : "early";
   std::optional<Placement> placement = placementFromString(placementName);
@@ -49,14 +49,14 @@ int runShrink(const ShrinkCmdOptions& options, const std::vector<std::string>& a
     std::cerr << me << ": " << report.error << "\n";
     return kInputError;
   }
-  std::optional<gen::FindingKey> key = gen::classifyFinding(loaded->program, report, loaded->schemas);
+  std::optional<campaign::FindingKey> key = campaign::classifyFinding(loaded->program, report, loaded->schemas);
   if (!key) {
     std::cerr << me << ": " << options.file << " does not fail with placement " << placementName << " (seed " << seed
               << "): nothing to keep\n";
     return kViolated;
   }
   const SchemaTable builtins = builtinSchemas();
-  const gen::ShrunkFinding shrunk = gen::shrinkFinding(loaded->program, *key, seed, options.inputs, builtins);
+  const campaign::ShrunkFinding shrunk = campaign::shrinkFinding(loaded->program, *key, seed, options.inputs, builtins);
   if (!shrunk.reproduced) {
     std::cerr << me << ": " << options.file << " fails with " << placementName << ", but early fails on it too: "
               << "not a counterexample to shrink (see wbcheck check " << options.file << ")\n";
@@ -64,10 +64,10 @@ int runShrink(const ShrinkCmdOptions& options, const std::vector<std::string>& a
   }
   std::string command;
   for (const std::string& a : argv) command += (command.empty() ? "" : " ") + a;
-  const gen::ArtifactInfo info{WBCHECK_VERSION, seed, "", ""};
+  const campaign::ArtifactInfo info{WBCHECK_VERSION, seed, "", ""};
   std::string artifact = provenanceComment(argv) +
-                         gen::formatArtifact(shrunk, info, options.out.empty() ? "FILE" : options.out);
-  std::cerr << me << ": " << gen::describe(shrunk.key) << ": " << shrunk.bodyNodesBefore << " -> "
+                         campaign::formatArtifact(shrunk, info, options.out.empty() ? "FILE" : options.out);
+  std::cerr << me << ": " << campaign::describe(shrunk.key) << ": " << shrunk.bodyNodesBefore << " -> "
             << shrunk.bodyNodesAfter << " body nodes in " << shrunk.tests << " checks\n";
   if (options.out.empty()) {
     std::cout << artifact;

@@ -10,7 +10,7 @@
 #include "campaign/campaign.h"
 #include "tests/testing.h"
 
-namespace wb::gen {
+namespace wb::campaign {
 namespace {
 
 using wb::testing::corpusDir;
@@ -84,7 +84,7 @@ TEST(Campaign, ShrinkingKeepsTheKeyAndEarlyHolds) {
 TEST(Campaign, RunCaseIsDeterministicAndSeedStreamsDiffer) {
   CampaignOptions options;
   options.placement = Placement::Pr20744;
-  const Generator generator(campaignGenOptions(options));
+  const gen::Generator generator(campaignGenOptions(options));
   for (std::uint64_t i = 0; i < 20; ++i) {
     const std::uint64_t seed = caseSeed(1, 0, i);
     const CaseResult a = runCase(seed, options, generator);
@@ -100,7 +100,7 @@ TEST(Campaign, RunCaseIsDeterministicAndSeedStreamsDiffer) {
 
 TEST(Campaign, EarlyHoldsOnGeneratedCases) {
   CampaignOptions options;
-  const Generator generator(campaignGenOptions(options));
+  const gen::Generator generator(campaignGenOptions(options));
   for (std::uint64_t i = 0; i < 150; ++i) {
     const CaseResult r = runCase(caseSeed(7, 0, i), options, generator);
     EXPECT_FALSE(r.finding) << describe(*r.finding);
@@ -211,4 +211,4 @@ TEST(CampaignCli, FuzzExitCodesAndArtifacts) {
 }
 
 }  // namespace
-}  // namespace wb::gen
+}  // namespace wb::campaign

@@ -19,7 +19,7 @@ TEST(Regressions, EveryShrunkCounterexampleReplays) {
     if (path.parent_path().filename() == "crashes" || path.parent_path().filename() == "false-alarms") continue;
     SCOPED_TRACE(path.string());
     const std::string text = wb::testing::readFile(path);
-    const gen::ArtifactHeader header = gen::parseArtifactHeader(text);
+    const campaign::ArtifactHeader header = campaign::parseArtifactHeader(text);
     const std::optional<Placement> placement = placementFromString(header.placement);
     ASSERT_TRUE(placement) << "no `# placement:` header";
     ASSERT_TRUE(header.seed) << "no `# seed:` header";
@@ -31,12 +31,12 @@ TEST(Regressions, EveryShrunkCounterexampleReplays) {
     options.placement = *placement;
     options.seed = *header.seed;
     const oracle::CheckReport report = oracle::check(program, options, schemas);
-    const std::optional<gen::FindingKey> key = gen::classifyFinding(program, report, schemas);
+    const std::optional<campaign::FindingKey> key = campaign::classifyFinding(program, report, schemas);
     ASSERT_TRUE(key) << "the placement holds now:\n" << oracle::formatReport(report);
     EXPECT_EQ(key->verdict, header.verdict);
     EXPECT_EQ(key->viewModes, header.viewModes);
     EXPECT_EQ(key->target, header.target);
-    EXPECT_EQ(gen::hazardLabel(key->hazard), header.hazard);
+    EXPECT_EQ(campaign::hazardLabel(key->hazard), header.hazard);
 
     options.placement = Placement::Early;
     const oracle::CheckReport early = oracle::check(program, options, schemas);
