@@ -405,28 +405,9 @@ std::uint64_t caseSeed(std::uint64_t runSeed, int job, std::uint64_t index) {
 
 namespace {
 
-// A slice whose constant bounds select nothing while its annotation says otherwise. Only the
-// reducer makes these (shrink-constant moves `end` to 0), and the element-tier oracle crashes
-// on them when an index op then reads the empty dimension (reported to the oracle's owner;
-// example in the campaign report). Rejecting such candidates keeps shrinking safe meanwhile.
-bool hasEmptyConstantSlice(const Program& program) {
-  for (const Node& n : program.graph.nodes) {
-    const bool slice = n.target == "aten::slice.Tensor" || n.target == "aten::slice_copy.Tensor" ||
-                       n.target == "aten::slice" || n.target == "aten::slice_copy";
-    if (!isCall(n) || !slice || n.args.size() < 4) continue;  // slice(self, dim, start, end, step)
-    const Arg& start = n.args[2];
-    const Arg& end = n.args[3];
-    if (start.kind == Arg::Kind::Int && end.kind == Arg::Kind::Int && start.integer >= 0 && end.integer >= 0 &&
-        end.integer <= start.integer)
-      return true;
-  }
-  return false;
-}
-
 // reproducesFinding with the caller's Checker (shrinking checks candidate after candidate).
 bool reproducesWith(oracle::Checker& checker, const Program& program, const FindingKey& key, std::uint64_t seed,
                     int inputs, const SchemaTable& builtins) {
-  if (hasEmptyConstantSlice(program)) return false;
   const SchemaTable schemas = schemasFor(program, builtins);
   oracle::CheckOptions check;
   check.placement = key.placement;

@@ -1,6 +1,7 @@
 // tests/campaign_test.cpp: the campaign library (campaign/campaign.h) and the `wbcheck fuzz` and
 // `wbcheck shrink` commands: classification of the hazard corpus, shrinking keeps the key and
-// early holds, determinism, artifacts and records round-trip, deduplication, exit codes.
+// early holds (also through a slice that selects nothing), determinism, artifacts and records
+// round-trip, deduplication, exit codes.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -79,6 +80,46 @@ TEST(Campaign, ShrinkingKeepsTheKeyAndEarlyHolds) {
     EXPECT_TRUE(reproducesFinding(s.program, key, 0, 3, builtins()));
     EXPECT_EQ(checkWith(s.program, Placement::Early).verdict, oracle::Verdict::Holds);
   }
+}
+
+// A slice whose constant bounds select nothing (the reducer makes these when it shrinks a
+// slice's end to 0), read by an index op: the element tier refuses to index the empty
+// dimension and the check runs in the storage tier, so such a program is a finding like any
+// other and shrinks (it once crashed the oracle: corpus/regressions/crashes/).
+TEST(Campaign, AFindingThroughASliceThatSelectsNothingReproducesAndShrinks) {
+  const Result<Program> read = readProgram(R"(ExportedProgram:
+    class GraphModule(torch.nn.Module):
+        def forward(self, b_s: "f32[4]", x: "f32[4]", i: "i64[2]"):
+            mul: "f32[4]" = torch.ops.aten.mul.Tensor(x, 2)
+            view_copy: "f32[2, 2]" = torch.ops.aten.view_copy.default(b_s, [2, 2])
+            sum_1: "f32[]" = torch.ops.aten.sum.default(view_copy)
+            slice_copy: "f32[4]" = torch.ops.aten.slice_copy.Tensor(x, 0, 0, 0)
+            index_select: "f32[2]" = torch.ops.aten.index_select.default(slice_copy, 0, i)
+            return (mul, sum_1, index_select)
+
+Graph signature:
+    # inputs
+    b_s: BUFFER target='s' persistent=True
+    x: USER_INPUT
+    i: USER_INPUT
+
+    # outputs
+    mul: BUFFER_MUTATION target='s'
+    sum_1: USER_OUTPUT
+    index_select: USER_OUTPUT
+)");
+  ASSERT_TRUE(read.ok()) << formatAll(read.errors);
+  const Program& p = *read;
+  const oracle::CheckReport report = checkWith(p, Placement::Pr20744);
+  EXPECT_EQ(report.tier, oracle::Tier::Storage) << report.tierReason;
+  const std::optional<FindingKey> key = classifyFinding(p, report, schemasFor(p, builtins()));
+  ASSERT_TRUE(key) << oracle::formatReport(report);
+  EXPECT_EQ(key->hazard, HazardClass::H5ViewCopy);
+  EXPECT_TRUE(reproducesFinding(p, *key, 0, 3, builtins()));
+  const ShrunkFinding s = shrinkFinding(p, *key, 0, 3, builtins());
+  EXPECT_TRUE(s.reproduced);
+  EXPECT_LT(s.bodyNodesAfter, s.bodyNodesBefore);
+  EXPECT_EQ(s.key.hazard, HazardClass::H5ViewCopy) << describe(s.key);
 }
 
 TEST(Campaign, RunCaseIsDeterministicAndSeedStreamsDiffer) {
