@@ -1,5 +1,6 @@
-// campaign/campaign.h: the fuzzing campaign behind `wbcheck fuzz` and `wbcheck shrink` (DESIGN §9,
-// §10, §12; verification-anchors §4, §8).
+// campaign/campaign.h: the fuzzing campaign behind `wbcheck fuzz` and `wbcheck shrink` (DESIGN §1,
+// §9, §10, §12; verification-anchors §4, §8). campaign/ sits above gen/ (programs, the reducer)
+// and oracle/ (verdicts); gen/ knows no oracle.
 //
 // One case: generate a program from a seed, run the oracle with one placement, and, when the
 // placement diverges from S_par (or fails), classify the divergence into a FindingKey. A
@@ -10,7 +11,9 @@
 //
 // Everything here is single-process and deterministic: the CLI adds processes, signals,
 // progress lines and files. FindingTable aggregates findings (deduplication, time to first
-// find, the summary table) wherever they come from.
+// find, the summary table) wherever they come from. Which findings a run shrinks is
+// campaign/shrink_policy.h; a worker that runs case after case, campaign/worker.h; a run's
+// options, totals and summary, campaign/fuzz_run.h.
 #pragma once
 
 #include <cstdint>

@@ -1,14 +1,22 @@
-// tests/campaign_test.cpp: the campaign library (campaign/campaign.h) and the `wbcheck fuzz` and
+// tests/campaign_test.cpp: the campaign library (campaign/) and the `wbcheck fuzz` and
 // `wbcheck shrink` commands: classification of the hazard corpus, shrinking keeps the key and
 // early holds (also through a slice that selects nothing), determinism, artifacts and records
-// round-trip, deduplication, exit codes.
+// round-trip, deduplication, which findings get shrunk, a worker and its messages, a run's
+// plan, totals and summary, exit codes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <set>
 
-#include "core/validate.h"
 #include "campaign/campaign.h"
+#include "campaign/fuzz_run.h"
+#include "campaign/shrink_policy.h"
+#include "campaign/worker.h"
+#include "core/validate.h"
 #include "tests/testing.h"
 
 namespace wb::campaign {
@@ -198,6 +206,264 @@ TEST(Campaign, EveryExpectedClassHasAnIdAndLabel) {
   }
   EXPECT_TRUE(expectedHazards(Placement::Early).empty());
   EXPECT_EQ(expectedHazards(Placement::Pr20744).size(), 5u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which findings a worker shrinks.
+
+FindingKey keyWith(HazardClass hazard, std::string target = "buffer s") {
+  return {Placement::Pr20744, std::string(kPlacementDiverges), "both", std::move(target), hazard};
+}
+
+TEST(ShrinkPolicy, TheFirstFindingsOfEachKeyAreShrunk) {
+  const ShrinkPolicy policy{2, 0};  // no class may add anything: only the first two per key
+  ShrinkCounts counts;
+  const FindingKey a = keyWith(HazardClass::H5ViewCopy), b = keyWith(HazardClass::H5ViewCopy, "buffer t");
+  EXPECT_TRUE(selectForShrinking(policy, counts, a, {HazardClass::H5ViewCopy}));
+  EXPECT_TRUE(selectForShrinking(policy, counts, a, {HazardClass::H5ViewCopy}));
+  EXPECT_FALSE(selectForShrinking(policy, counts, a, {HazardClass::H5ViewCopy}));
+  EXPECT_TRUE(selectForShrinking(policy, counts, b, {}));  // another target: another key
+  EXPECT_EQ(counts.findingsByUnshrunkKey.at(a), 3);
+  EXPECT_EQ(counts.findingsByUnshrunkKey.at(b), 1);
+}
+
+TEST(ShrinkPolicy, AFindingThatMayShrinkToARareClassIsShrunkBeyondItsKeysShare) {
+  const ShrinkPolicy policy{1, 2};
+  ShrinkCounts counts;
+  const FindingKey key = keyWith(HazardClass::B1OtherLineage);
+  const std::vector<HazardClass> features{HazardClass::B1OtherLineage, HazardClass::H10AncestorSibling};
+  EXPECT_TRUE(selectForShrinking(policy, counts, key, features));  // the first of its key
+  countShrunk(counts, HazardClass::B1OtherLineage);
+  countShrunk(counts, HazardClass::B1OtherLineage);
+  EXPECT_TRUE(selectForShrinking(policy, counts, key, features));  // H10: never shrunk yet
+  countShrunk(counts, HazardClass::H10AncestorSibling);
+  EXPECT_TRUE(selectForShrinking(policy, counts, key, features));  // H10: once
+  countShrunk(counts, HazardClass::H10AncestorSibling);
+  EXPECT_FALSE(selectForShrinking(policy, counts, key, features));  // both classes twice
+  EXPECT_FALSE(selectForShrinking(policy, counts, key, {}));
+  EXPECT_TRUE(selectForShrinking(policy, counts, key, {HazardClass::H6ShareAlloc}));
+  EXPECT_EQ(counts.shrunkByClass.at(HazardClass::B1OtherLineage), 2);
+}
+
+TEST(ShrinkPolicy, TheDefaultsAreTheCampaignsFigures) {
+  const ShrinkPolicy policy;
+  EXPECT_EQ(policy.shrinksPerUnshrunkKey, 12);
+  EXPECT_EQ(policy.shrunkPerClass, 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A worker, and its messages to the parent.
+
+TEST(Worker, JobSharesAddUpToTheCases) {
+  for (const std::uint64_t total : {0ull, 1ull, 5ull, 400ull, 20001ull})
+    for (const int jobs : {1, 2, 3, 7}) {
+      std::uint64_t sum = 0, least = total, most = 0;
+      for (int job = 0; job < jobs; ++job) {
+        const std::uint64_t share = casesOfJob(total, job, jobs);
+        sum += share;
+        least = std::min(least, share);
+        most = std::max(most, share);
+      }
+      EXPECT_EQ(sum, total) << total << " over " << jobs;
+      EXPECT_LE(most - least, 1u) << total << " over " << jobs;
+    }
+}
+
+struct WorkerRun {
+  std::vector<FindingRecord> records;
+  std::vector<WorkerCounts> progress;
+};
+
+WorkerRun runAWorker(WorkerConfig config, const std::function<bool()>& stop = [] { return false; }) {
+  WorkerRun run;
+  config.start = std::chrono::steady_clock::now();
+  runWorker(
+      config, [&](const FindingRecord& r) { run.records.push_back(r); },
+      [&](const WorkerCounts& c) { run.progress.push_back(c); }, stop);
+  return run;
+}
+
+WorkerConfig pr20744Worker(std::uint64_t cases) {
+  WorkerConfig config;
+  config.campaign.placement = Placement::Pr20744;
+  config.runSeed = 5;
+  config.cases = cases;
+  config.outDir = "out";
+  config.foundBy = "wbcheck fuzz --seed 5";
+  return config;
+}
+
+TEST(Worker, RunsItsShareOfTheCasesAndReportsTheSameFindingsEachTime) {
+  const WorkerRun a = runAWorker(pr20744Worker(60));
+  const WorkerRun b = runAWorker(pr20744Worker(60));
+  ASSERT_FALSE(a.progress.empty());
+  EXPECT_EQ(a.progress.back().cases, 60u);
+  EXPECT_GT(a.progress.back().diverging, 0u);
+  EXPECT_EQ(a.progress.back(), b.progress.back());
+  ASSERT_FALSE(a.records.empty());
+  ASSERT_EQ(a.records.size(), b.records.size());
+  EXPECT_LE(a.records.size(), a.progress.back().diverging);
+  std::set<std::string> shapes;
+  for (std::size_t i = 0; i < a.records.size(); ++i) {
+    const FindingRecord& r = a.records[i];
+    EXPECT_EQ(r.key, b.records[i].key);
+    EXPECT_EQ(r.shape, b.records[i].shape);
+    EXPECT_EQ(r.seed, b.records[i].seed);
+    EXPECT_EQ(r.artifact, b.records[i].artifact);
+    EXPECT_EQ(r.count, 1u);
+    // A repeat of a shape comes without its artifact; a first one with it, naming its file.
+    const bool first = shapes.insert(describe(r.key) + r.shape).second;
+    EXPECT_EQ(r.artifact.empty(), !first) << describe(r.key);
+    if (!first) continue;
+    const ArtifactHeader header = parseArtifactHeader(r.artifact);
+    EXPECT_EQ(header.placement, "pr20744");
+    EXPECT_EQ(header.seed, r.seed);
+    const std::string file = (std::filesystem::path("out") / artifactFileName(r.key, r.shape)).string();
+    EXPECT_NE(r.artifact.find("# replay: wbcheck check " + file), std::string::npos) << r.artifact;
+    EXPECT_NE(r.artifact.find("# found by: wbcheck fuzz --seed 5"), std::string::npos);
+  }
+  // Job 1 of 2 runs the other half, from its own seed stream.
+  WorkerConfig second = pr20744Worker(60);
+  second.jobs = 2;
+  second.job = 1;
+  EXPECT_EQ(runAWorker(second).progress.back().cases, 30u);
+}
+
+TEST(Worker, StopsWhenAskedBeforeTheNextCase) {
+  int asked = 0;
+  const WorkerRun run = runAWorker(pr20744Worker(0), [&] { return ++asked > 5; });
+  EXPECT_EQ(run.progress.back().cases, 5u);
+}
+
+TEST(Worker, MessagesArriveWhateverTheirPieces) {
+  const FindingKey key = keyWith(HazardClass::H4ListArgument);
+  const std::vector<FindingRecord> sent = {{key, "shape-a", 1, 0.5, 2, 1, "# artifact\nwith lines\n"},
+                                           {key, "shape-b", 2, 1.5, 3, 1, ""}};
+  const std::string bytes = progressMessage({10, 4}) + findingMessage(sent[0]) + "X unknown line\n" +
+                            progressMessage({20, 7}) + findingMessage(sent[1]) + "F 5\nnope\n" +
+                            progressMessage({30, 9});
+  for (const std::size_t piece : {std::size_t{1}, std::size_t{7}, bytes.size()}) {
+    WorkerStream stream;
+    std::vector<FindingRecord> received;
+    for (std::size_t at = 0; at < bytes.size(); at += piece) {
+      stream.buffer += bytes.substr(at, piece);
+      readMessages(stream, [&](FindingRecord r) { received.push_back(std::move(r)); });
+    }
+    EXPECT_TRUE(stream.buffer.empty()) << piece;
+    EXPECT_EQ(stream.counts, (WorkerCounts{30, 9})) << piece;
+    ASSERT_EQ(received.size(), 2u) << piece;  // the malformed record is skipped
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+      EXPECT_EQ(received[i].key, sent[i].key);
+      EXPECT_EQ(received[i].shape, sent[i].shape);
+      EXPECT_EQ(received[i].artifact, sent[i].artifact);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A run: its plan, its totals, its summary.
+
+TEST(FuzzRun, PlanTakesTheOptions) {
+  FuzzOptions options;
+  options.placement = "pr20744";
+  options.mode = "adversarial";
+  options.nodes = 30;
+  options.seed = 9;
+  options.jobs = 3;
+  options.cases = 500;
+  options.out = "dir";
+  options.untilClasses = "h5_view_copy,b1_other_lineage";
+  const FuzzPlanOrError planned = planFuzzRun(options, "wbcheck fuzz ...");
+  ASSERT_TRUE(planned.plan) << planned.error;
+  const FuzzPlan& plan = *planned.plan;
+  EXPECT_EQ(plan.worker.campaign.placement, Placement::Pr20744);
+  EXPECT_EQ(plan.worker.campaign.mode, gen::GenMode::Adversarial);
+  EXPECT_EQ(plan.worker.campaign.maxNodes, 30);
+  EXPECT_EQ(plan.worker.runSeed, 9u);
+  EXPECT_EQ(plan.worker.jobs, 3);
+  EXPECT_EQ(plan.worker.cases, 500u);
+  EXPECT_EQ(plan.worker.seconds, 0.0);  // --cases alone: no time limit
+  EXPECT_EQ(plan.worker.outDir, "dir");
+  EXPECT_EQ(plan.worker.foundBy, "wbcheck fuzz ...");
+  EXPECT_EQ(plan.wanted, (std::vector<HazardClass>{HazardClass::H5ViewCopy, HazardClass::B1OtherLineage}));
+  EXPECT_FALSE(plan.untilFound);
+
+  FuzzOptions defaults;
+  defaults.untilClasses = "all";
+  const FuzzPlanOrError byDefault = planFuzzRun(defaults, "");
+  ASSERT_TRUE(byDefault.plan);
+  EXPECT_EQ(byDefault.plan->worker.seconds, 60.0);  // neither --time nor --cases
+  EXPECT_FALSE(byDefault.plan->worker.campaign.mode);
+  EXPECT_TRUE(byDefault.plan->wanted.empty());  // `all` for early: nothing to find
+}
+
+TEST(FuzzRun, PlanNamesTheFirstWrongOption) {
+  auto errorOf = [](auto change) {
+    FuzzOptions options;
+    change(options);
+    const FuzzPlanOrError planned = planFuzzRun(options, "");
+    EXPECT_FALSE(planned.plan);
+    return planned.error;
+  };
+  EXPECT_EQ(errorOf([](FuzzOptions& o) { o.placement = "earliest"; }), "unknown placement 'earliest'");
+  EXPECT_EQ(errorOf([](FuzzOptions& o) { o.mode = "lazy"; }), "unknown mode 'lazy' (realistic | adversarial)");
+  const std::string ranges = "--nodes must be in 1..1000, --jobs in 1..256, --time >= 0";
+  EXPECT_EQ(errorOf([](FuzzOptions& o) { o.nodes = 0; }), ranges);
+  EXPECT_EQ(errorOf([](FuzzOptions& o) { o.jobs = 257; }), ranges);
+  EXPECT_EQ(errorOf([](FuzzOptions& o) { o.seconds = -1; }), ranges);
+  const std::string unknown = errorOf([](FuzzOptions& o) { o.untilClasses = "h5_view_copy,h99"; });
+  EXPECT_TRUE(unknown.starts_with("unknown hazard class 'h99'; known: h4_list_argument h5_view_copy")) << unknown;
+}
+
+TEST(FuzzRun, DoneAtTheFirstFindingOrOnceEveryWantedClassIsFound) {
+  FuzzPlan plan;
+  FindingTable table;
+  EXPECT_FALSE(fuzzRunDone(plan, table));
+  table.add({keyWith(HazardClass::H4ListArgument), "a", 1, 0.0, 1, 1, ""});
+  EXPECT_FALSE(fuzzRunDone(plan, table));  // neither --until-found nor --until-classes
+  plan.untilFound = true;
+  EXPECT_TRUE(fuzzRunDone(plan, table));
+  plan.untilFound = false;
+  plan.wanted = {HazardClass::H4ListArgument, HazardClass::H5ViewCopy};
+  EXPECT_FALSE(fuzzRunDone(plan, table));
+  table.add({keyWith(HazardClass::H5ViewCopy), "b", 2, 0.0, 1, 1, ""});
+  EXPECT_TRUE(fuzzRunDone(plan, table));
+}
+
+TEST(FuzzRun, OnlyANewRecordWithAnArtifactIsWritten) {
+  FuzzTotals totals;
+  const FindingKey key = keyWith(HazardClass::H5ViewCopy);
+  const std::optional<ArtifactFile> first = addRecord(totals, {key, "shape-a", 1, 0.5, 2, 1, "text"});
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->fileName, artifactFileName(key, "shape-a"));
+  EXPECT_EQ(first->text, "text");
+  EXPECT_FALSE(addRecord(totals, {key, "shape-a", 2, 0.7, 2, 1, "text"}));  // the same finding again
+  EXPECT_FALSE(addRecord(totals, {key, "shape-b", 3, 0.9, 2, 1, ""}));      // a worker's repeat
+  EXPECT_EQ(totals.table.records().size(), 2u);
+  EXPECT_EQ(totals.table.records()[0].count, 2u);
+}
+
+TEST(FuzzRun, ProgressLineAndSummary) {
+  FuzzOptions options;
+  options.placement = "pr20744";
+  options.seed = 5;
+  FuzzTotals totals;
+  totals.cases = 120;
+  totals.diverging = 35;
+  EXPECT_EQ(fuzzSummary(options, totals, 4.0, false),
+            "placement pr20744, seed 5, 120 cases in 4.0 s (30.0 cases/s), 35 diverging\nno findings\n");
+  addRecord(totals, {keyWith(HazardClass::H5ViewCopy), "a", 1, 0.5, 2, 1, "text"});
+  addRecord(totals, {keyWith(HazardClass::H5ViewCopy), "b", 2, 0.6, 3, 1, "text"});
+  addRecord(totals, {keyWith(HazardClass::B1OtherLineage), "c", 3, 0.7, 0, 1, "text"});
+  totals.written = {"out/a.txt"};
+  EXPECT_EQ(progressLine(totals, 4.0),
+            "\r[fuzz] 120 cases, 30.0 cases/s, 35 diverging, 3 findings (B1: 1, H5: 2), 4.0 s   ");
+  const std::string summary = fuzzSummary(options, totals, 4.0, true);
+  EXPECT_TRUE(summary.starts_with(
+      "placement pr20744, seed 5, 120 cases in 4.0 s (30.0 cases/s), 35 diverging (interrupted)\n" +
+      totals.table.formatSummary()))
+      << summary;
+  EXPECT_TRUE(summary.ends_with("wrote out/a.txt\n")) << summary;
 }
 
 // ---------------------------------------------------------------------------------------------

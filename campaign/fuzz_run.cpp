@@ -1,0 +1,104 @@
+// campaign/fuzz_run.cpp: a fuzzing run's plan, totals, progress line and summary (see
+// campaign/fuzz_run.h).
+#include "campaign/fuzz_run.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace wb::campaign {
+
+FuzzPlanOrError planFuzzRun(const FuzzOptions& options, std::string foundBy) {
+  FuzzPlanOrError out;
+  const std::optional<Placement> placement = placementFromString(options.placement);
+  if (!placement) {
+    out.error = "unknown placement '" + options.placement + "'";
+    return out;
+  }
+  FuzzPlan plan;
+  WorkerConfig& worker = plan.worker;
+  worker.campaign.placement = *placement;
+  worker.campaign.maxNodes = options.nodes;
+  if (!options.mode.empty()) {
+    worker.campaign.mode = gen::genModeFromString(options.mode);
+    if (!worker.campaign.mode) {
+      out.error = "unknown mode '" + options.mode + "' (realistic | adversarial)";
+      return out;
+    }
+  }
+  if (options.nodes < 1 || options.nodes > 1000 || options.jobs < 1 || options.jobs > 256 || options.seconds < 0) {
+    out.error = "--nodes must be in 1..1000, --jobs in 1..256, --time >= 0";
+    return out;
+  }
+  if (options.untilClasses == "all") {
+    plan.wanted = expectedHazards(*placement);
+  } else if (!options.untilClasses.empty()) {
+    std::istringstream list(options.untilClasses);
+    for (std::string id; std::getline(list, id, ',');) {
+      const std::optional<HazardClass> h = hazardFromId(id);
+      if (!h) {
+        out.error = "unknown hazard class '" + id + "'; known:";
+        for (HazardClass k : allHazardClasses()) out.error += " " + std::string(hazardId(k));
+        return out;
+      }
+      plan.wanted.push_back(*h);
+    }
+  }
+  plan.untilFound = options.untilFound;
+  worker.runSeed = options.seed;
+  worker.jobs = options.jobs;
+  worker.cases = options.cases;
+  worker.seconds = options.cases == 0 && options.seconds == 0 ? 60.0 : options.seconds;
+  worker.outDir = options.out;
+  worker.foundBy = std::move(foundBy);
+  out.plan = std::move(plan);
+  return out;
+}
+
+std::optional<ArtifactFile> addRecord(FuzzTotals& totals, FindingRecord record) {
+  ArtifactFile file{artifactFileName(record.key, record.shape), record.artifact};
+  if (!totals.table.add(std::move(record)) || file.text.empty()) return std::nullopt;
+  return file;
+}
+
+bool fuzzRunDone(const FuzzPlan& plan, const FindingTable& table) {
+  if (plan.untilFound && !table.empty()) return true;
+  return !plan.wanted.empty() && table.hasAll(plan.wanted);
+}
+
+std::string progressLine(const FuzzTotals& totals, double elapsed) {
+  std::ostringstream s;
+  s.setf(std::ios::fixed);
+  s.precision(1);
+  s << "\r[fuzz] " << totals.cases << " cases, " << (elapsed > 0 ? totals.cases / elapsed : 0.0) << " cases/s, "
+    << totals.diverging << " diverging, " << totals.table.records().size() << " findings";
+  const auto counts = totals.table.countsByHazard();
+  if (!counts.empty()) {
+    s << " (";
+    bool first = true;
+    for (const auto& [label, n] : counts) {
+      s << (first ? "" : ", ") << label.substr(0, label.find(' ')) << ": " << n;
+      first = false;
+    }
+    s << ")";
+  }
+  s << ", " << elapsed << " s   ";
+  return s.str();
+}
+
+std::string fuzzSummary(const FuzzOptions& options, const FuzzTotals& totals, double elapsed, bool interrupted) {
+  char line[512];
+  std::snprintf(line, sizeof line, "placement %s, seed %llu, %llu cases in %.1f s (%.1f cases/s), %llu diverging%s\n",
+                options.placement.c_str(), static_cast<unsigned long long>(options.seed),
+                static_cast<unsigned long long>(totals.cases), elapsed, elapsed > 0 ? totals.cases / elapsed : 0.0,
+                static_cast<unsigned long long>(totals.diverging), interrupted ? " (interrupted)" : "");
+  std::string out = line;
+  if (totals.table.empty()) {
+    out += "no findings\n";
+  } else {
+    out += totals.table.formatSummary();
+    for (const std::string& path : totals.written) out += "wrote " + path + "\n";
+  }
+  return out;
+}
+
+}  // namespace wb::campaign
