@@ -16,6 +16,7 @@
 #include "core/placement.h"
 #include "core/schema.h"
 #include "core/validate.h"
+#include "tests/builder.h"
 #include "tests/testing.h"
 
 namespace wb {
@@ -23,53 +24,10 @@ namespace {
 
 using Names = std::vector<std::string>;
 
-Arg R(const std::string& name) { return testing::ref(name); }
-Arg I(std::int64_t v) { return Arg::ofInt(v); }
-Arg L(std::vector<Arg> items) { return Arg::list(std::move(items)); }
-
-struct Builder {
-  Program program;
-
-  Builder& buffer(const std::string& name, const std::string& fqn) {
-    return placeholder(name, {InputKind::Buffer, name, fqn, true});
-  }
-  Builder& input(const std::string& name) { return placeholder(name, {InputKind::UserInput, name, "", std::nullopt}); }
-  Builder& placeholder(const std::string& name, InputSpec spec) {
-    program.graph.nodes.push_back(Node::placeholder(name, "f32[4]"));
-    program.signature.inputs.push_back(std::move(spec));
-    return *this;
-  }
-  Builder& getAttr(const std::string& name) {
-    program.graph.nodes.push_back(Node::getAttr(name));
-    return *this;
-  }
-  Builder& call(const std::string& name, const std::string& target, std::vector<Arg> args,
-                std::vector<std::pair<std::string, Arg>> kwargs = {}, NodeMeta meta = {}) {
-    program.graph.nodes.push_back(Node::call(name, target, std::move(args), std::move(kwargs), {}, std::move(meta)));
-    return *this;
-  }
-  Builder& module(const std::string& name, std::vector<Arg> args) {
-    call(name, "sub_mod", std::move(args));
-    program.graph.nodes.back().op = NodeOp::CallModule;
-    return *this;
-  }
-  // Returns every listed value as a user output.
-  Program done(const std::vector<std::string>& returned) {
-    Node out;
-    out.name = "output";
-    out.op = NodeOp::Output;
-    out.target = "output";
-    std::vector<Arg> values;
-    for (const std::string& r : returned) {
-      values.push_back(R(r));
-      program.signature.outputs.push_back({OutputKind::UserOutput, r, ""});
-    }
-    out.args = {Arg::tuple(std::move(values))};
-    program.graph.nodes.push_back(std::move(out));
-    testing::resolveRefs(program);
-    return program;
-  }
-};
+using testing::Builder;
+using testing::I;
+using testing::L;
+using testing::R;
 
 // The analysis with the builtin table plus extra schemas given as text.
 struct Analysed {
@@ -187,7 +145,7 @@ TEST(Alias, OutVariantOfACopyViewAliasesOnlyItsOut) {
   Analysed a = analyse(Builder()
                            .buffer("b_s", "s")
                            .input("x")
-                           .call("u", "aten::unbind_copy.int_out", {R("x"), I(0)}, {{"out", L({R("b_s")})}})
+                           .callWithKwargs("u", "aten::unbind_copy.int_out", {R("x"), I(0)}, {{"out", L({R("b_s")})}})
                            .done({"x"}));
   EXPECT_EQ(a.writes("u"), Names{"b_s"});
   EXPECT_EQ(a.reads("u"), (Names{"b_s", "x"}));
@@ -302,7 +260,7 @@ TEST(Alias, OutKwargsAreWritten) {
   Analysed a = analyse(Builder()
                            .buffer("b_s", "s")
                            .input("x")
-                           .call("ao", "aten::add.out", {R("x"), R("x")}, {{"out", R("b_s")}})
+                           .callWithKwargs("ao", "aten::add.out", {R("x"), R("x")}, {{"out", R("b_s")}})
                            .call("uc", "llama::update_cache", {R("x"), R("b_s"), I(0)})
                            .done({"ao", "uc"}));
   EXPECT_EQ(a.roots("ao"), Names{"b_s"});
@@ -359,7 +317,7 @@ TEST(Alias, ArgumentsThatDoNotBindMakeTheNodeConservative) {
   Analysed a = analyse(Builder()
                            .buffer("b_s", "s")
                            .input("x")
-                           .call("bad", "aten::relu", {R("x")}, {{"nonsense", R("b_s")}})
+                           .callWithKwargs("bad", "aten::relu", {R("x")}, {{"nonsense", R("b_s")}})
                            .call("many", "aten::relu", {R("x"), R("b_s")})
                            .done({"bad", "many"}));
   EXPECT_TRUE(a.info.isConservative(a.id("bad")));

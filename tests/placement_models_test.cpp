@@ -21,76 +21,20 @@
 #include "core/placement_models.h"
 #include "core/schema.h"
 #include "core/text.h"
+#include "tests/builder.h"
 #include "tests/testing.h"
 
 namespace wb {
 namespace {
 
-// ---------------------------------------------------------------------------------------------
-// A small program builder: placeholders, nodes, then the returned values with their specs.
-
-Arg R(const std::string& name) { return testing::ref(name); }
-Arg I(std::int64_t v) { return Arg::ofInt(v); }
-Arg L(std::vector<Arg> items) { return Arg::list(std::move(items)); }
-
-struct Out {
-  std::string value;
-  OutputKind kind = OutputKind::UserOutput;
-  std::string target;
-};
-
-struct Builder {
-  Program program;
-
-  Builder& buffer(const std::string& name, const std::string& fqn, const std::string& type = "f32[4]") {
-    return placeholder(name, type, {InputKind::Buffer, name, fqn, true});
-  }
-  Builder& input(const std::string& name, const std::string& type = "f32[4]") {
-    return placeholder(name, type, {InputKind::UserInput, name, "", std::nullopt});
-  }
-  Builder& placeholder(const std::string& name, const std::string& type, InputSpec spec) {
-    program.graph.nodes.push_back(Node::placeholder(name, type));
-    program.signature.inputs.push_back(std::move(spec));
-    return *this;
-  }
-  Builder& getAttr(const std::string& name) {
-    program.graph.nodes.push_back(Node::getAttr(name));
-    return *this;
-  }
-  Builder& call(const std::string& name, const std::string& target, std::vector<Arg> args,
-                const std::string& type = "f32[4]", NodeMeta meta = {}) {
-    program.graph.nodes.push_back(Node::call(name, target, std::move(args), {}, type, std::move(meta)));
-    return *this;
-  }
-  Builder& getitem(const std::string& name, const std::string& of, std::int64_t index) {
-    return call(name, "operator.getitem", {R(of), I(index)});
-  }
-  Builder& schema(const std::string& text) {
-    program.schemas.push_back(text);
-    return *this;
-  }
-  Program returns(const std::vector<Out>& outs) {
-    Node output;
-    output.name = "output";
-    output.op = NodeOp::Output;
-    output.target = "output";
-    std::vector<Arg> values;
-    for (const Out& o : outs) {
-      values.push_back(R(o.value));
-      program.signature.outputs.push_back({o.kind, o.value, o.target});
-    }
-    output.args = {Arg::tuple(std::move(values))};
-    program.graph.nodes.push_back(std::move(output));
-    testing::resolveRefs(program);
-    return program;
-  }
-};
-
-Out userOut(std::string value) { return {std::move(value), OutputKind::UserOutput, ""}; }
-Out bufferMut(std::string value, std::string fqn) { return {std::move(value), OutputKind::BufferMutation, std::move(fqn)}; }
-Out inputMut(std::string value, std::string input) {
-  return {std::move(value), OutputKind::UserInputMutation, std::move(input)};
-}
+using testing::bufferMut;
+using testing::Builder;
+using testing::I;
+using testing::inputMut;
+using testing::L;
+using testing::Out;
+using testing::R;
+using testing::userOut;
 
 SchemaTable tableFor(const Program& program, const SchemaTable& base = builtinSchemas()) {
   SchemaTable table = base;
