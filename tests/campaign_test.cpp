@@ -1,8 +1,9 @@
 // tests/campaign_test.cpp: the campaign library (campaign/) and the `wbcheck fuzz` and
-// `wbcheck shrink` commands: classification of the hazard corpus, shrinking keeps the key and
-// early holds (also through a slice that selects nothing), determinism, artifacts and records
-// round-trip, deduplication, which findings get shrunk, a worker and its messages, a run's
-// plan, totals and summary, exit codes.
+// `wbcheck shrink` commands: shrinking keeps the key and early holds (also through a slice
+// that selects nothing), determinism, artifacts and records round-trip, deduplication, which
+// findings get shrunk, a worker and its messages, a run's plan, totals and summary, exit codes.
+// How the campaign classifies the hazard programs is stated in the files of corpus/hazards/
+// (`# expect finding`, tests/hazards_test.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,44 +37,6 @@ oracle::CheckReport checkWith(const Program& p, Placement placement, std::uint64
   options.placement = placement;
   options.seed = seed;
   return oracle::check(p, options, schemasFor(p, builtins()));
-}
-
-std::optional<FindingKey> keyOf(const std::string& file, Placement placement) {
-  const Program p = loadProgram(corpusDir() / "hazards" / file);
-  return classifyFinding(p, checkWith(p, placement), schemasFor(p, builtins()));
-}
-
-TEST(Campaign, ClassifiesTheHazardCorpus) {
-  struct Case {
-    const char* file;
-    Placement placement;
-    HazardClass hazard;
-  };
-  const Case cases[] = {
-      {"h04_list_argument_write.txt", Placement::Pr20744, HazardClass::H4ListArgument},
-      {"h05_view_copy_becomes_view.txt", Placement::Pr20744, HazardClass::H5ViewCopy},
-      {"h05_view_copy_becomes_view.txt", Placement::Draft13857, HazardClass::H5ViewCopy},
-      {"h06a_share_alloc_reader.txt", Placement::Pr20744, HazardClass::H6ShareAlloc},
-      {"h06b_share_alloc_clobbers_value.txt", Placement::Pr20744, HazardClass::H6ShareAlloc},
-      {"h07_no_placeholders.txt", Placement::Pr20744, HazardClass::H7NoPlaceholders},
-      {"h10_ancestor_sibling_alias.txt", Placement::Pr20744, HazardClass::H10AncestorSibling},
-      {"b1_lineage_of_another_buffer.txt", Placement::Upstream, HazardClass::B1OtherLineage},
-      {"b2_copies_first_positional_specs.txt", Placement::Upstream, HazardClass::B2OutputOrder},
-      {"b3_view_copy_end_order.txt", Placement::Upstream, HazardClass::B3H8CopyOrder},
-  };
-  for (const Case& c : cases) {
-    const std::optional<FindingKey> key = keyOf(c.file, c.placement);
-    ASSERT_TRUE(key) << c.file;
-    EXPECT_EQ(key->hazard, c.hazard) << c.file << ": " << describe(*key);
-    EXPECT_EQ(key->placement, c.placement);
-  }
-  EXPECT_FALSE(keyOf("h05_view_copy_becomes_view.txt", Placement::Early));
-  const std::optional<FindingKey> h5 = keyOf("h05_view_copy_becomes_view.txt", Placement::Pr20744);
-  EXPECT_EQ(h5->viewModes, "alias-views");
-  EXPECT_EQ(h5->verdict, kPlacementDiverges);
-  EXPECT_EQ(h5->target, "user output");
-  const std::optional<FindingKey> h7 = keyOf("h07_no_placeholders.txt", Placement::Pr20744);
-  EXPECT_EQ(h7->verdict, kPlacementFailed);
 }
 
 TEST(Campaign, ShrinkingKeepsTheKeyAndEarlyHolds) {
