@@ -20,7 +20,7 @@
 //   BM_CheckEndToEnd  check() as the CLI runs it: validate, place (early), compile, run,
 //                   compare; one input set. A fresh oracle::Checker per call.
 //   BM_CheckerEndToEnd  the same checks through one oracle::Checker, as a campaign worker
-//                   (`wbcheck fuzz`, gen::runCase) makes them: op classifications and run
+//                   (`wbcheck fuzz`, campaign::runCase) makes them: op classifications and run
 //                   buffers carry over from one check to the next. Issue 4's throughput target
 //                   (20,000 checks/s on one core) is about this figure and BM_CheckEndToEnd.
 //   BM_CheckWithoutPlace  check()'s own work without the placement: validate both programs,
@@ -198,7 +198,7 @@ void BM_CheckEndToEnd(benchmark::State& state) {
 }
 BENCHMARK(BM_CheckEndToEnd);
 
-// The same checks through one oracle::Checker, as a campaign worker makes them (gen::runCase
+// The same checks through one oracle::Checker, as a campaign worker makes them (campaign::runCase
 // with the worker's Checker): op classifications and run buffers carry over between checks.
 void BM_CheckerEndToEnd(benchmark::State& state) {
   std::vector<Case> all = cases();
