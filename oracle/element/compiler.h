@@ -55,6 +55,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -83,17 +84,12 @@ struct CValue {
   // initialisers above without the whole record zeroed first (a Shape's tail past its size is
   // never read; see Shape): values are made by the hundred per compile and fork.
   CValue() {}
-  // One copy of the record's bytes (every field is plain data, a Shape's copy is its bytes
-  // too), rather than field by field: values are copied by the hundred per compile and fork.
-  CValue(const CValue& other) noexcept { std::memcpy(static_cast<void*>(this), &other, sizeof(CValue)); }
-  CValue& operator=(const CValue& other) noexcept {
-    if (this != &other) std::memcpy(static_cast<void*>(this), &other, sizeof(CValue));
-    return *this;
-  }
 
   bool isTensor() const { return kind == Kind::Tensor; }
   bool isNone() const { return kind == Kind::None; }
 };
+// Every field is plain data: a value is copied as its bytes (forkAt copies a block of them).
+static_assert(std::is_trivially_copyable_v<CValue>);
 
 // ---------------------------------------------------------------------------------------------
 // The compiler.

@@ -10,9 +10,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -34,14 +34,8 @@ class Shape {
  public:
   static constexpr std::size_t kMaxRank = 8;
   // The array is not zeroed: only [0, size) is ever read (values are built by the thousand in
-  // a compile, and zeroing their layouts showed in profiles). Copies copy the bytes (memcpy:
-  // well-defined on the uninitialised tail, and as fast as the trivial copy).
+  // a compile, and zeroing their layouts showed in profiles). Copies are the trivial copy.
   Shape() {}
-  Shape(const Shape& other) noexcept { std::memcpy(static_cast<void*>(this), &other, sizeof(Shape)); }
-  Shape& operator=(const Shape& other) noexcept {
-    if (this != &other) std::memcpy(static_cast<void*>(this), &other, sizeof(Shape));
-    return *this;
-  }
   Shape(std::size_t n, std::int64_t value) { assign(n, value); }
   Shape(std::initializer_list<std::int64_t> values) {
     for (std::int64_t v : values) push_back(v);
@@ -108,13 +102,9 @@ struct Layout {
   Shape strides;
 
   Layout() {}
-  // One copy of the record's bytes, as CValue's (see there).
-  Layout(const Layout& other) noexcept { std::memcpy(static_cast<void*>(this), &other, sizeof(Layout)); }
-  Layout& operator=(const Layout& other) noexcept {
-    if (this != &other) std::memcpy(static_cast<void*>(this), &other, sizeof(Layout));
-    return *this;
-  }
 };
+// Copied as plain bytes (CValue's copies, a fork's block copy of its values).
+static_assert(std::is_trivially_copyable_v<Shape> && std::is_trivially_copyable_v<Layout>);
 
 inline std::int64_t numelOf(const Shape& shape) {
   std::int64_t n = 1;

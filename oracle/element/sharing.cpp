@@ -2,6 +2,8 @@
 // compiles that agree up to some node (the view modes, F, a program and its placed version)
 // share the work up to it through forks, and a fork copies (replays) the nodes its parent
 // compiled alike instead of compiling them again.
+#include <algorithm>
+
 #include "oracle/element/compiler.h"
 
 namespace wb::oracle::detail {
@@ -64,12 +66,11 @@ std::shared_ptr<ElementCompiler> ElementCompiler::forkAt(std::size_t i, std::siz
   values_ = Pool<CValue>();
   auto fork = std::make_shared<ElementCompiler>(*this);
   values_ = std::move(values);
-  // Made fresh, then the first i copied in one block (a CValue's copy is a copy of its
-  // bytes: see CValue), rather than one copy call per value.
+  // Made fresh, then the first i copied in one block (a CValue is trivially copyable).
   fork->values_.reserve(nodes);
   fork->values_.resize(nodes);
   const std::size_t kept = std::min(i, nodes);  // i <= nodes (placed forks: sharedPrefix)
-  if (kept > 0) std::memcpy(static_cast<void*>(fork->values_.data()), values_.data(), kept * sizeof(CValue));
+  std::copy_n(values_.data(), kept, fork->values_.data());
   fork->marks_.reset();  // it records its own, from i on (see resume())
   fork->parent_ = this;
   fork->finished_.reset();
