@@ -133,6 +133,9 @@ class ElementCompiler {
     try {
       body();
     } catch (const Unsupported& u) {
+      // A compile that fails part way through a call leaves that call's pending rebinds (F) in
+      // the scratch it shares with its forks: dropped, or the next compile would apply them.
+      scratch_->rebinds.clear();
       Diagnostic d;
       d.file = "<element tier>";
       d.message = u.why;
