@@ -259,7 +259,8 @@ std::size_t sharedPrefix(const Analysis& a, const Analysis& b);
 // ignored), with `value` the value model too, and with `placed` the placed program in both
 // view modes, sharing the first `placedFrom` nodes (at most sharedPrefix()). aliasViews and
 // placedAlias: nullopt when the copy-views program does not depend on the view mode (or its
-// compile failed); value and placed: nullopt when not made.
+// compile failed); value and placed: nullopt when not made. Each program is what its plain
+// compileElement gives (tests/oracle_element_test.cpp, ForkedCompilesMatchPlainCompiles).
 struct ElementPrograms {
   Result<std::shared_ptr<const ElementProgram>> copyViews;
   std::optional<Result<std::shared_ptr<const ElementProgram>>> aliasViews, value, placed, placedAlias;
@@ -284,6 +285,13 @@ bool dependsOnViewMode(const ElementProgram& exe);
 // How many of its nodes a forked compile copied from its parent's instead of compiling them
 // (ElementCompiler::replay; for tests).
 std::size_t replayedNodes(const ElementProgram& exe);
+// How a program was made (for tests): by a fork (ElementCompiler::forkAt) or by a plain
+// compile; and the program it was forked from, if that one compiled (else null).
+struct ElementOrigin {
+  bool forked = false;
+  const ElementProgram* parent = nullptr;
+};
+ElementOrigin originOf(const ElementProgram& exe);
 bool dependsOnViewMode(const StorageProgram& exe);
 std::vector<RunResult> runElement(const std::shared_ptr<const ElementProgram>& exe, std::span<const Semantics> endings,
                                   InputSet inputs, bool recordNodeHashes);

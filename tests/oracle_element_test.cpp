@@ -585,82 +585,155 @@ TEST(OracleElement, ContiguousAndStridedOperandsAgree) {
   EXPECT_EQ(output(r, 2), output(r, 3));
 }
 
-// check() compiles a program's alias-views and value-model executables, and its placed
-// program's, as continuations of the program's copy-views compile (forked before the first
-// node where they differ), and runEndings reuses one run's state for several endings: all must
-// give exactly what separate compiles and runs give.
-void expectSameRuns(const Executable& shared, const Executable& separate, std::span<const Semantics> endings,
-                    std::uint64_t seed, const char* what) {
+// The plain compile is the reference: compile() of one program, in one view mode and model.
+// check() makes its five executables (the program's copy-views, alias-views and F ones, the
+// placed program's copy-views and alias-views ones) with compileAnalysedShared, which forks the
+// copy-views compile before the first node where another one differs and lets each fork copy
+// (replay) the nodes its parent compiled alike (oracle/element/sharing.cpp). That is an
+// optimisation only: every shared executable must compile, or fail with the same message, and
+// run exactly as its plain compile does, whichever way it was made. Each way is counted here and
+// must occur: the alias views forked from the copy views; F and the placed program forked from
+// the copy views, or from a copy-views compile that failed after the fork (small memory caps,
+// an `out=` argument too small for the result); the placed program's alias views forked from
+// the placed program or from the alias-views fork; the copy-views compile failing before any
+// fork (F and the placed program are then compiled plain); and nodes replayed in every kind of
+// fork. runEndings reuses one run's state for several endings, which must also give what one
+// run per ending gives.
+void expectSameRuns(const Executable& shared, const Executable& plain, std::span<const Semantics> endings,
+                    const std::string& what) {
   for (int set = 0; set < 2; ++set) {
-    std::vector<RunResult> a = runEndings(shared, endings, {seed, set}, false);
+    std::vector<RunResult> a = runEndings(shared, endings, {7, set}, false);
     for (std::size_t k = 0; k < endings.size(); ++k) {
-      RunResult b = run(separate, endings[k], {seed, set});
-      EXPECT_EQ(a[k].placeholders, b.placeholders) << what << ", seed " << seed;
-      EXPECT_EQ(a[k].outputs, b.outputs) << what << ", seed " << seed;
+      RunResult b = run(plain, endings[k], {7, set});
+      EXPECT_EQ(a[k].placeholders, b.placeholders) << what;
+      EXPECT_EQ(a[k].outputs, b.outputs) << what;
     }
   }
 }
 
-TEST(OracleElement, SharedCompilesAndRunsMatchSeparateOnes) {
-  gen::GenOptions options;
-  options.maxNodes = 30;
-  gen::Generator generator(options);
-  int aliasForks = 0, placedShared = 0;
+void expectSameCompile(const Result<Executable>& shared, const Result<Executable>& plain,
+                       std::span<const Semantics> endings, const std::string& what) {
+  ASSERT_EQ(shared.ok(), plain.ok()) << what << ": " << formatAll(shared.errors) << formatAll(plain.errors);
+  if (!plain) {
+    EXPECT_EQ(formatAll(shared.errors), formatAll(plain.errors)) << what;
+    return;
+  }
+  EXPECT_EQ(shared->dependsOnViewMode(), plain->dependsOnViewMode()) << what;
+  expectSameRuns(*shared, *plain, endings, what);
+}
+
+// The ways compileAnalysedShared makes its executables (see above), counted.
+enum SharedWay {
+  AliasFromCopy,          // the alias views forked from the copy views
+  ValueFromCopy,          // F forked from the copy views
+  ValueFromFailedCopy,    // F forked from a copy-views compile that failed after the fork
+  PlacedFromCopy,         // the placed program forked from the copy views
+  PlacedFromFailedCopy,   // ... from a copy-views compile that failed after the fork
+  PlacedAliasFromPlaced,  // the placed program's alias views forked from the placed program
+  PlacedAliasFromAlias,   // ... from the alias-views fork
+  NoFork,                 // the copy-views compile failed before any fork (F, placed: compiled plain)
+  kSharedWays
+};
+
+struct SharedCounts {
+  int ways[kSharedWays] = {};
   std::size_t replayed[3] = {0, 0, 0};  // F, alias views, placed program (both view modes)
+};
+
+// compileAnalysedShared of a program and its placed version against their plain compiles.
+void expectSharedMatchesPlain(const Program& program, const Program& placed, const SchemaTable& schemas, std::size_t cap,
+                              const std::string& at, SharedCounts& counts) {
   const Semantics storage[] = {Semantics::Par, Semantics::Seq};
   const Semantics value[] = {Semantics::Value};
   const Semantics placedEnding[] = {Semantics::Placed};
-  for (std::uint64_t seed = 0; seed < 60; ++seed) {
+  const detail::Analysis analysis = detail::analyse(program, schemas);
+  const detail::Analysis placedAnalysis = detail::analyse(placed, schemas);
+  ExecOptions o;
+  o.maxElements = cap;
+  const detail::SharedExecutables all = detail::compileAnalysedShared(analysis, o, true, &placedAnalysis);
+  auto plain = [&](const Program& p, ViewMode mode, bool valueModel, bool placedProgram) {
+    ExecOptions x = o;
+    x.viewMode = mode;
+    x.valueSemantics = valueModel;
+    x.placedProgram = placedProgram;
+    return compile(p, schemas, x);
+  };
+  expectSameCompile(all.copyViews, plain(program, ViewMode::CopyViews, false, false), storage, at + ", copy views");
+  // The alias views are an executable of their own only where the copy views depend on the
+  // view mode; else the copy-views one stands for both.
+  const bool aliasOwn = all.copyViews && all.copyViews->dependsOnViewMode();
+  ASSERT_EQ(all.aliasViews.has_value(), aliasOwn) << at;
+  if (all.copyViews)
+    expectSameCompile(aliasOwn ? *all.aliasViews : all.copyViews, plain(program, ViewMode::AliasViews, false, false),
+                      storage, at + ", alias views");
+  ASSERT_TRUE(all.value.has_value()) << at;
+  expectSameCompile(*all.value, plain(program, ViewMode::CopyViews, true, false), value, at + ", F");
+  ASSERT_TRUE(all.placed.has_value()) << at;
+  expectSameCompile(*all.placed, plain(placed, ViewMode::CopyViews, false, true), placedEnding, at + ", placed");
+  const bool placedAliasOwn = *all.placed && (*all.placed)->dependsOnViewMode();
+  ASSERT_EQ(all.placedAlias.has_value(), placedAliasOwn) << at;
+  if (*all.placed)
+    expectSameCompile(placedAliasOwn ? *all.placedAlias : *all.placed, plain(placed, ViewMode::AliasViews, false, true),
+                      placedEnding, at + ", placed, alias views");
+
+  // How each was made.
+  auto programOf = [](const std::optional<Result<Executable>>& exe) -> const detail::ElementProgram* {
+    return exe && *exe ? (*exe)->impl->element.get() : nullptr;
+  };
+  auto originOf = [&](const std::optional<Result<Executable>>& exe) {
+    const detail::ElementProgram* p = programOf(exe);
+    return p ? detail::originOf(*p) : detail::ElementOrigin{};
+  };
+  const detail::ElementProgram* copyViews = all.copyViews ? all.copyViews->impl->element.get() : nullptr;
+  const detail::ElementOrigin alias = originOf(all.aliasViews), f = originOf(all.value), p = originOf(all.placed),
+                              pa = originOf(all.placedAlias);
+  int* ways = counts.ways;
+  ways[AliasFromCopy] += alias.forked && alias.parent && alias.parent == copyViews;
+  ways[ValueFromCopy] += f.forked && f.parent && f.parent == copyViews;
+  ways[ValueFromFailedCopy] += f.forked && !copyViews;
+  ways[PlacedFromCopy] += p.forked && p.parent && p.parent == copyViews;
+  ways[PlacedFromFailedCopy] += p.forked && !copyViews;
+  ways[PlacedAliasFromPlaced] += pa.forked && pa.parent && pa.parent == programOf(all.placed);
+  ways[PlacedAliasFromAlias] += pa.forked && pa.parent && pa.parent == programOf(all.aliasViews);
+  ways[NoFork] += !copyViews && !f.forked && !p.forked;
+  auto replayedIn = [&](const std::optional<Result<Executable>>& exe) {
+    const detail::ElementProgram* e = programOf(exe);
+    return e ? detail::replayedNodes(*e) : std::size_t{0};
+  };
+  counts.replayed[0] += replayedIn(all.value);
+  counts.replayed[1] += replayedIn(all.aliasViews);
+  counts.replayed[2] += replayedIn(all.placed) + replayedIn(all.placedAlias);
+}
+
+TEST(OracleElement, ForkedCompilesMatchPlainCompiles) {
+  gen::GenOptions options;
+  options.maxNodes = 30;
+  gen::Generator generator(options);
+  SharedCounts counts;
+  for (std::uint64_t seed = 0; seed < 300; ++seed) {
     gen::RandomChoices choices(seed);
     gen::Generated g = generator.generate(choices);
     SchemaTable schemas = schemasFor(g.program, generator.schemas());
     const Placement placement = seed % 3 == 0 ? Placement::End : seed % 3 == 1 ? Placement::Early : Placement::Pr20744;
     PlacedProgram placed = place(g.program, placement, schemas);
     if (placed.failure) continue;
-    const detail::Analysis analysis = detail::analyse(g.program, schemas);
-    const detail::Analysis placedAnalysis = detail::analyse(placed.program, schemas);
-    detail::SharedExecutables all = detail::compileAnalysedShared(analysis, ExecOptions{}, true, &placedAnalysis);
-    if (!all.copyViews) continue;
-    aliasForks += all.aliasViews.has_value();
-    placedShared += detail::sharedPrefix(analysis, placedAnalysis) > 0;
-    auto replayedIn = [](const std::optional<Result<Executable>>& exe) {
-      return exe && *exe && (*exe)->impl->element ? detail::replayedNodes(*(*exe)->impl->element) : std::size_t{0};
-    };
-    replayed[0] += replayedIn(all.value);
-    replayed[1] += replayedIn(all.aliasViews);
-    replayed[2] += replayedIn(all.placed) + replayedIn(all.placedAlias);
-    ExecOptions valueOptions;
-    valueOptions.valueSemantics = true;
-    Result<Executable> separateValue = compile(g.program, schemas, valueOptions);
-    ASSERT_TRUE(all.value.has_value()) << "seed " << seed;
-    ASSERT_EQ(separateValue.ok(), all.value->ok()) << "seed " << seed;
-    if (separateValue) {
-      expectSameRuns(**all.value, *separateValue, value, seed, "F");
-      EXPECT_EQ((*all.value)->dependsOnViewMode(), separateValue->dependsOnViewMode()) << "seed " << seed;
-    }
-    ASSERT_TRUE(all.placed.has_value()) << "seed " << seed;
-    for (ViewMode mode : {ViewMode::CopyViews, ViewMode::AliasViews}) {
-      const bool alias = mode == ViewMode::AliasViews;
-      ExecOptions o;
-      o.viewMode = mode;
-      Result<Executable> separate = compile(g.program, schemas, o);
-      ASSERT_EQ(separate.ok(), alias && all.aliasViews ? all.aliasViews->ok() : true) << "seed " << seed;
-      if (separate) expectSameRuns(alias && all.aliasViews ? **all.aliasViews : *all.copyViews, *separate, storage, seed,
-                                   "reference");
-      o.placedProgram = true;
-      Result<Executable> separatePlaced = compile(placed.program, schemas, o);
-      const std::optional<Result<Executable>>& shared = alias && all.placedAlias ? all.placedAlias : all.placed;
-      ASSERT_EQ(separatePlaced.ok(), shared->ok()) << "seed " << seed;
-      if (separatePlaced) expectSameRuns(**shared, *separatePlaced, placedEnding, seed, "placed");
-    }
+    // The default memory cap, and caps that stop some compiles part way (before or after the
+    // forks).
+    for (const std::size_t cap : {ExecOptions{}.maxElements, std::size_t{40}, std::size_t{150}})
+      expectSharedMatchesPlain(g.program, placed.program, schemas, cap,
+                               "seed " + std::to_string(seed) + ", cap " + std::to_string(cap), counts);
   }
-  EXPECT_GT(aliasForks, 5);
-  EXPECT_GT(placedShared, 5);
-  // The forks copy most of the nodes their parents compiled alike (ElementCompiler::replay):
-  // the runs above compare them with separate compiles.
-  EXPECT_GT(replayed[0], 100u);
-  EXPECT_GT(replayed[1], 50u);
-  EXPECT_GT(replayed[2], 50u);
+  // A compile that fails in the storage model and not in the value model: `out` cannot hold the
+  // result (it is the wrong shape), so the copy-views compile fails at the add, after F forked.
+  const Program outTooSmall = makeProgram({"b_z BUFFER z i64[2]", "x USER_INPUT i64[4]"},
+                                          {"a: \"i64[4]\" = torch.ops.aten.add.out(x, x, out = b_z)"}, {"a USER_OUTPUT"});
+  expectSharedMatchesPlain(outTooSmall, outTooSmall, tableFor(outTooSmall), ExecOptions{}.maxElements, "out too small",
+                           counts);
+  for (int way = 0; way < kSharedWays; ++way) EXPECT_GT(counts.ways[way], 0) << "no executable made in way " << way;
+  // The forks copy most of the nodes their parents compiled alike (ElementCompiler::replay).
+  EXPECT_GT(counts.replayed[0], 100u);
+  EXPECT_GT(counts.replayed[1], 50u);
+  EXPECT_GT(counts.replayed[2], 50u);
 }
 
 // What a report calls each observation: a placeholder by its name, an output by its position

@@ -8,8 +8,16 @@
 // contiguous, else a list in the program's offset pool). A run is then a sequence of steps,
 // plain records in one vector: read operands (contiguous ones in place, others gathered into
 // scratch), compute, scatter the results. Views cost nothing at run time in the storage model;
-// they are layouts. Compiles that agree up to some node (the view modes, F, a program and its
-// placed version) share the work up to it (ElementCompiler::compileShared).
+// they are layouts.
+//
+// The reference semantics of a compile is the plain compile: compile() of one program in one
+// view mode and one model, node after node from the first (compileElement). check() needs five
+// compiles that agree up to some node (the view modes, F, a program and its placed version),
+// and compileShared makes them sharing the work up to it: forks, and replays of a parent's
+// nodes (sharing.cpp). That is an optimisation only: each of its programs compiles, or fails
+// with the same message, and runs exactly as its plain compile does. The differential test
+// that holds it to that is OracleElement.ForkedCompilesMatchPlainCompiles
+// (tests/oracle_element_test.cpp), over every way a program is shared.
 //
 // Element semantics:
 // - Every element is a 64-bit integer, whatever the dtype; arithmetic (add, sub, rsub, mul,
@@ -110,9 +118,9 @@ class ElementCompiler {
   }
 
   // What check() compiles, sharing work: storage semantics in both view modes, the value model
-  // (F), and the placed program in both view modes. Compiles that agree up to some node share
-  // the work up to it: this compiler is copied just before that node (a fork) and the copy
-  // continues differently.
+  // (F), and the placed program in both view modes, each what its plain compile() would give
+  // (see the top of this file). Compiles that agree up to some node share the work up to it:
+  // this compiler is copied just before that node (a fork) and the copy continues differently.
   // - The alias-views compile forks before the first `*_copy` view (the view mode is read
   //   nowhere else).
   // - F forks before the first node whose compile depends on the model (see dependsOnModel).
@@ -146,6 +154,7 @@ class ElementCompiler {
     out_.dependsOnViewMode = viewModeSeen_;
     // The compile this one was forked from has finished first (see compileShared), if it
     // succeeded.
+    out_.forked = parent_ != nullptr;
     if (parent_) out_.forkedFrom = parent_->finished_;
     if (!out_.forkedFrom) out_.forkedAt = {};
     finished_ = std::make_shared<const ElementProgram>(std::move(out_));

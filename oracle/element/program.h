@@ -119,6 +119,7 @@ class Pool : public std::vector<T> {
 struct ElementProgram {
   bool valueModel = false;
   bool dependsOnViewMode = false;  // some `*_copy` view variant was compiled
+  bool forked = false;              // made by a fork (ElementCompiler::forkAt), not a plain compile
   std::size_t replayedNodes = 0;    // nodes copied from the parent's compile (see replay())
   std::size_t arenaSize = 0;
   std::size_t opaqueSlots = 0;

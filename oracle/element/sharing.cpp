@@ -2,6 +2,15 @@
 // compiles that agree up to some node (the view modes, F, a program and its placed version)
 // share the work up to it through forks, and a fork copies (replays) the nodes its parent
 // compiled alike instead of compiling them again.
+//
+// An optimisation of the plain compile, which is the reference (ElementCompiler::compile: one
+// program, one view mode, one model, every node compiled): whatever is shared, each program
+// must compile, or fail with the same message, and run exactly as its plain compile does.
+// Tests (tests/oracle_element_test.cpp): OracleElement.ForkedCompilesMatchPlainCompiles
+// compares every shared program with its plain compile, and counts each way a program is made
+// here (each fork, forks of a compile that failed after the fork, no fork at all, replays);
+// OracleElement.ForkedRunsStartFromTheirParentsStateAndMatchFreshRuns does the same for the
+// runs of forked programs, which start from the state their parent's run kept at the fork.
 #include <algorithm>
 
 #include "oracle/element/compiler.h"
@@ -319,6 +328,7 @@ bool ElementCompiler::replay(std::size_t i, std::size_t j) {
 }
 
 std::size_t replayedNodes(const ElementProgram& exe) { return exe.replayedNodes; }
+ElementOrigin originOf(const ElementProgram& exe) { return {exe.forked, exe.forkedFrom.get()}; }
 
 ElementPrograms compileElementShared(const Analysis& analysis, const ExecOptions& options, bool value,
                                      const Analysis* placed, std::size_t placedFrom) {
