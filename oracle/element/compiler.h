@@ -82,7 +82,7 @@ struct CValue {
   std::uint32_t slot = 0;  // Opaque: index of its runtime digest
   // List: its items, at ElementCompiler::lists_[itemsAt, itemsAt + itemsCount). Held there
   // rather than in a vector of its own, so that a CValue is a plain record: a fork copies
-  // every node's value, and copying and destroying their vectors showed.
+  // every node's value in one block, and destroys none.
   std::uint32_t itemsAt = 0, itemsCount = 0;
   std::int64_t i = 0;  // Int, Bool; Text: the hash of the text
   double f = 0;
@@ -670,8 +670,7 @@ class ElementCompiler {
 
     // By name, a literal: its length is known where it is called, so the comparisons with the
     // schema's names compile to a few instructions (a kernel's compile asks for several
-    // arguments by name, in every compile and fork; Schema::argumentIndex was a call and a
-    // memcmp call per name).
+    // arguments by name, in every compile and fork).
     template <std::size_t N>
     const CValue& arg(const char (&name)[N]) const {
       const std::size_t i = indexOf<N>(name);

@@ -25,16 +25,16 @@ struct Unsupported {
 
 [[noreturn]] inline void fail(std::string why) { throw Unsupported{std::move(why)}; }
 
-// Sizes or strides, stored inline: layouts are copied with every value a compile resolves, so
-// a heap allocation per shape dominated compile time, and the copies' size still shows (a
-// Layout is two Shapes). A rank above kMaxRank is left to the storage tier (a compile error
+// Sizes or strides, stored inline: layouts are copied with every value a compile resolves, and
+// a shape on the heap would be an allocation per copy (bench/README.md, "The element
+// compiler's records"). A rank above kMaxRank is left to the storage tier (a compile error
 // that says so); PyTorch programs stay below it (the generator's ranks are at most 4, a few
 // unsqueezes more after views).
 class Shape {
  public:
   static constexpr std::size_t kMaxRank = 8;
-  // The array is not zeroed: only [0, size) is ever read (values are built by the thousand in
-  // a compile, and zeroing their layouts showed in profiles). Copies are the trivial copy.
+  // The array is not zeroed: only [0, size) is ever read, and values are made by the thousand
+  // in a compile. Copies are the trivial copy.
   Shape() {}
   Shape(std::size_t n, std::int64_t value) { assign(n, value); }
   Shape(std::initializer_list<std::int64_t> values) {

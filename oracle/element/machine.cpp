@@ -147,7 +147,7 @@ void runKernel(const ElementProgram& p, const Step& k, RunState& st) {
     }
   }
   // Zeroed only for the computes that may leave an element unwritten or add into it: every
-  // other one writes all outSize elements (zeroing them first was a fill per kernel per run).
+  // other one writes all outSize elements, so a fill per kernel per run would be wasted.
   // st.out only grows: its first outSize elements are the result.
   if (st.out.size() < k.outSize) st.out.resize(k.outSize);
   std::uint64_t* o = st.out.data();

@@ -26,7 +26,7 @@ namespace wb::oracle::detail {
 
 // A run of arena elements, in order: arena[at + i] when contiguous (most layouts: every fresh
 // tensor), else arena[offsets[at + i]] (the program's offset pool). Contiguous runs are never
-// materialised as offset lists, which is most of what compiling used to allocate.
+// materialised as offset lists.
 struct Span {
   std::uint32_t at;
   std::uint32_t count;
@@ -134,7 +134,7 @@ struct ElementProgram {
   std::vector<std::pair<std::string, Source>> placeholders;
   struct Output {
     // The label ("output 1 (%add)", see observationLabel) is made only when a report needs it:
-    // made here, it was an allocation per output in every compile and every fork.
+    // made here, it would be an allocation per output in every compile and every fork.
     std::optional<std::string> node;  // the returned node's name, if the output is a reference
     Source reference{};               // Par, Seq, Value
     std::optional<Source> placed;     // Placed, where it differs (a user-input mutation's value)
