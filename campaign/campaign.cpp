@@ -61,20 +61,6 @@ std::string targetOf(const Program& program, const oracle::Difference& d) {
   }
 }
 
-bool bugIn(const oracle::CheckReport& report, oracle::ViewMode mode) {
-  return std::any_of(report.bugs.begin(), report.bugs.end(),
-                     [mode](const oracle::Mismatch& m) { return m.viewMode == mode; });
-}
-
-std::string viewModesOf(const oracle::CheckReport& report) {
-  const bool copy = bugIn(report, oracle::ViewMode::CopyViews);
-  const bool alias = bugIn(report, oracle::ViewMode::AliasViews);
-  if (copy && alias) return "both";
-  if (copy) return "copy-views";
-  if (alias) return "alias-views";
-  return "";
-}
-
 bool hasPlaceholders(const Program& program) {
   return std::any_of(program.graph.nodes.begin(), program.graph.nodes.end(),
                      [](const Node& n) { return n.isPlaceholder(); });
@@ -200,7 +186,7 @@ std::vector<HazardClass> expectedHazards(Placement placement) {
 
 std::string describe(const FindingKey& key) {
   std::string s = std::string(toString(key.placement)) + ": " + key.verdict;
-  if (!key.viewModes.empty()) s += " [" + key.viewModes + "]";
+  if (key.viewModes != oracle::ViewModeSet::None) s += " [" + std::string(oracle::toString(key.viewModes)) + "]";
   if (!key.target.empty()) s += " on " + key.target;
   return s + ": " + std::string(hazardLabel(key.hazard));
 }
@@ -253,7 +239,7 @@ std::vector<HazardClass> matchingHazards(const Program& program, const oracle::C
   if (hasShareAlloc(program)) match(HazardClass::H6ShareAlloc);
   if (hasListWrite(program, schemas)) match(HazardClass::H4ListArgument);
 
-  const bool aliasOnly = viewModesOf(report) == "alias-views";
+  const bool aliasOnly = oracle::bugViewModes(report) == oracle::ViewModeSet::AliasViews;
   AliasOptions aliasOptions;
   aliasOptions.copyViewsAlias = aliasOnly;
   const AliasInfo aliases = analyzeAliases(program, schemas, aliasOptions);
@@ -309,7 +295,7 @@ std::optional<FindingKey> classifyFinding(const Program& program, const oracle::
     key.verdict = std::string(kPlacementFailed);
   } else {
     key.verdict = std::string(kPlacementDiverges);
-    key.viewModes = viewModesOf(report);
+    key.viewModes = oracle::bugViewModes(report);
     key.target = targetOf(program, report.bugs.front().difference);
   }
   key.hazard = classifyHazard(program, report, schemas);
@@ -419,7 +405,7 @@ bool reproducesWith(oracle::Checker& checker, const Program& program, const Find
     if (!report.placementFailure) return false;
   } else {
     if (report.placementFailure || report.bugs.empty()) return false;
-    if (viewModesOf(report) != key.viewModes) return false;
+    if (oracle::bugViewModes(report) != key.viewModes) return false;
     if (targetOf(program, report.bugs.front().difference) != key.target) return false;
   }
   // A counterexample only if the correct placement holds on it: otherwise the reducer could
@@ -512,7 +498,7 @@ std::string formatArtifact(const ShrunkFinding& finding, const ArtifactInfo& inf
   s << "# wbcheck " << info.version << ": shrunk counterexample\n";
   s << "# placement: " << toString(key.placement) << "\n";
   s << "# verdict: " << key.verdict << "\n";
-  if (!key.viewModes.empty()) s << "# view modes: " << key.viewModes << "\n";
+  if (key.viewModes != oracle::ViewModeSet::None) s << "# view modes: " << oracle::toString(key.viewModes) << "\n";
   if (!key.target.empty()) s << "# target: " << key.target << "\n";
   s << "# hazard class: " << hazardLabel(key.hazard) << "\n";
   s << "# seed: " << info.seed << "\n";
@@ -602,8 +588,9 @@ std::string FindingTable::formatSummary() const {
     row.smallest = fresh ? r.bodyNodes : std::min(row.smallest, r.bodyNodes);
     row.shapes += 1;
     row.reports += r.count;
-    if (row.modes.empty()) row.modes = r.key.viewModes;
-    else if (row.modes != r.key.viewModes && r.key.viewModes.size()) row.modes = "mixed";
+    const std::string modes(oracle::toString(r.key.viewModes));
+    if (row.modes.empty()) row.modes = modes;
+    else if (row.modes != modes && modes.size()) row.modes = "mixed";
   }
   std::ostringstream s;
   char line[256];
@@ -627,7 +614,7 @@ std::string encodeRecord(const FindingRecord& r) {
   std::ostringstream s;
   s << "placement=" << toString(r.key.placement) << "\n"
     << "verdict=" << r.key.verdict << "\n"
-    << "modes=" << r.key.viewModes << "\n"
+    << "modes=" << oracle::toString(r.key.viewModes) << "\n"
     << "target=" << r.key.target << "\n"
     << "hazard=" << hazardId(r.key.hazard) << "\n"
     << "shape=" << r.shape << "\n"
@@ -661,8 +648,9 @@ std::optional<FindingRecord> decodeRecord(std::string_view text) {
   };
   std::optional<Placement> placement = placementFromString(fields["placement"]);
   std::optional<HazardClass> hazard = hazardFromId(fields["hazard"]);
+  std::optional<oracle::ViewModeSet> modes = oracle::viewModeSetFromString(fields["modes"]);
   std::size_t artifactBytes = 0;
-  if (!placement || !hazard || !number("seed", r.seed) || !number("nodes", r.bodyNodes) ||
+  if (!placement || !hazard || !modes || !number("seed", r.seed) || !number("nodes", r.bodyNodes) ||
       !number("count", r.count) || !number("artifact", artifactBytes) || text.size() - pos != artifactBytes)
     return std::nullopt;
   try {
@@ -672,7 +660,7 @@ std::optional<FindingRecord> decodeRecord(std::string_view text) {
   }
   r.key.placement = *placement;
   r.key.verdict = fields["verdict"];
-  r.key.viewModes = fields["modes"];
+  r.key.viewModes = *modes;
   r.key.target = fields["target"];
   r.key.hazard = *hazard;
   r.shape = fields["shape"];

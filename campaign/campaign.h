@@ -62,14 +62,14 @@ std::vector<HazardClass> expectedHazards(Placement placement);
 // ---------------------------------------------------------------------------------------------
 // Findings.
 
-inline constexpr std::string_view kPlacementDiverges = "placement != S_par";
+inline constexpr std::string_view kPlacementDiverges = oracle::toString(oracle::MismatchKind::PlacementDiffersFromPar);
 inline constexpr std::string_view kPlacementFailed = "placement failed";
 
 // What a divergence is, independently of the program that shows it.
 struct FindingKey {
   Placement placement = Placement::Early;
   std::string verdict;       // kPlacementDiverges or kPlacementFailed
-  std::string viewModes;     // "copy-views", "alias-views", "both"; "" when the placement failed
+  oracle::ViewModeSet viewModes = oracle::ViewModeSet::None;  // None when the placement failed
   std::string target;        // what differs first: "buffer s", "user input", "user output", ...
   HazardClass hazard = HazardClass::Unclassified;
   friend auto operator<=>(const FindingKey&, const FindingKey&) = default;

@@ -20,7 +20,7 @@ struct CheckCmdOptions {
 };
 
 nlohmann::json mismatchJson(const oracle::Mismatch& m) {
-  nlohmann::json j = {{"kind", m.kind},
+  nlohmann::json j = {{"kind", std::string(oracle::toString(m.kind))},
                       {"view_mode", std::string(oracle::toString(m.viewMode))},
                       {"input_set", m.inputSet},
                       {"observation", m.difference.label},

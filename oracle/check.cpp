@@ -205,7 +205,7 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
       detail::observe(exes.reference[m], refRun, inputs, scratch, ref);
       if (m == 0) detail::observe(exes.value, valueEnding, inputs, scratch, value);
       const detail::ObservedRun par{ref[0], exes.reference[m]}, seq{ref[1], exes.reference[m]};
-      auto note = [&](std::vector<Mismatch>& into, const char* kind, const Difference& d) {
+      auto note = [&](std::vector<Mismatch>& into, MismatchKind kind, const Difference& d) {
         Mismatch mm;
         mm.kind = kind;
         mm.viewMode = kModes[m];
@@ -219,7 +219,7 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
         const detail::ObservedRun placedRun{exes.placedIsReference ? ref[2] : actual[0], exes.placed[m]};
         if (std::optional<Difference> d = detail::firstDifferenceOf(par, placedRun)) {
           bugIn[m] = true;
-          note(report.bugs, "placement != S_par", *d);
+          note(report.bugs, MismatchKind::PlacementDiffersFromPar, *d);
           report.bugs.back().firstDivergingNode =
               tracedFirstDivergingNode(program, *placedProgram, schemas, report.tier, kModes[m], inputs);
         }
@@ -227,12 +227,12 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
       if (!seqIn[m])
         if (std::optional<Difference> d = detail::firstDifferenceOf(par, seq)) {
           seqIn[m] = true;
-          note(report.findings, "S_seq != S_par", *d);
+          note(report.findings, MismatchKind::SeqDiffersFromPar, *d);
         }
       if (!valueIn[m])
         if (std::optional<Difference> d = detail::firstDifferenceOf(par, valueRun)) {
           valueIn[m] = true;
-          note(report.findings, "S_par != F", *d);
+          note(report.findings, MismatchKind::ParDiffersFromValue, *d);
         }
     }
   }
@@ -257,7 +257,7 @@ std::string formatReport(const CheckReport& report) {
   };
   auto describe = [&](const Mismatch& m) {
     const Difference& d = m.difference;
-    s << "  " << m.kind << " [" << toString(m.viewMode) << ", input set " << m.inputSet << "]: "
+    s << "  " << toString(m.kind) << " [" << toString(m.viewMode) << ", input set " << m.inputSet << "]: "
       << (d.isOutput ? "" : "placeholder ") << d.label;
     if (report.tier == Tier::Element) s << " element " << d.element;
     s << ": expected " << hex(d.expected) << ", got " << hex(d.actual) << "\n";

@@ -19,6 +19,35 @@ std::string_view toString(Semantics sem) {
 
 std::string_view toString(Tier tier) { return tier == Tier::Element ? "element" : "storage"; }
 
+namespace {
+constexpr ViewModeSet kViewModeSets[] = {ViewModeSet::None, ViewModeSet::CopyViews, ViewModeSet::AliasViews,
+                                         ViewModeSet::Both};
+}  // namespace
+
+std::string_view toString(ViewModeSet modes) {
+  switch (modes) {
+    case ViewModeSet::None: return "";
+    case ViewModeSet::CopyViews: return "copy-views";
+    case ViewModeSet::AliasViews: return "alias-views";
+    case ViewModeSet::Both: return "both";
+  }
+  return "?";
+}
+
+std::optional<ViewModeSet> viewModeSetFromString(std::string_view text) {
+  for (ViewModeSet modes : kViewModeSets)
+    if (toString(modes) == text) return modes;
+  return std::nullopt;
+}
+
+ViewModeSet bugViewModes(const CheckReport& report) {
+  bool copy = false, alias = false;
+  for (const Mismatch& m : report.bugs) (m.viewMode == ViewMode::CopyViews ? copy : alias) = true;
+  if (copy && alias) return ViewModeSet::Both;
+  if (copy) return ViewModeSet::CopyViews;
+  return alias ? ViewModeSet::AliasViews : ViewModeSet::None;
+}
+
 const ExecOptions& Executable::options() const { return impl->options; }
 
 bool Executable::dependsOnViewMode() const {

@@ -152,8 +152,21 @@ struct CheckOptions {
 
 enum class Verdict : std::uint8_t { Holds, PlacementBug, Error };
 
+// Which two runs a mismatch compares: the placed program against S_par (a placement bug), or
+// the program's own semantics against each other (findings about the program).
+enum class MismatchKind : std::uint8_t { PlacementDiffersFromPar, SeqDiffersFromPar, ParDiffersFromValue };
+// "placement != S_par", "S_seq != S_par", "S_par != F" (reports, JSON).
+constexpr std::string_view toString(MismatchKind kind) {
+  switch (kind) {
+    case MismatchKind::PlacementDiffersFromPar: return "placement != S_par";
+    case MismatchKind::SeqDiffersFromPar: return "S_seq != S_par";
+    case MismatchKind::ParDiffersFromValue: return "S_par != F";
+  }
+  return "?";
+}
+
 struct Mismatch {
-  std::string kind;        // "placement != S_par", "S_seq != S_par", "S_par != F"
+  MismatchKind kind = MismatchKind::PlacementDiffersFromPar;
   ViewMode viewMode = ViewMode::CopyViews;
   int inputSet = 0;
   Difference difference;
@@ -178,6 +191,13 @@ struct CheckReport {
   // 0 holds, 1 placement bug (or a finding under strict), 2 error.
   int exitCode() const;
 };
+
+// A set of view modes: those in which a report's placement bugs show (a campaign's findings
+// are told apart by it).
+enum class ViewModeSet : std::uint8_t { None, CopyViews, AliasViews, Both };
+std::string_view toString(ViewModeSet modes);  // "", "copy-views", "alias-views", "both"
+std::optional<ViewModeSet> viewModeSetFromString(std::string_view text);  // toString's inverse
+ViewModeSet bugViewModes(const CheckReport& report);  // the modes of report.bugs
 
 // Places the program with options.placement, then, for each input set and both view modes,
 // runs S_par, S_seq, F and the placed program and compares them. `schemas` is used as given

@@ -148,7 +148,8 @@ TEST(Campaign, ArtifactHeaderAndRecordRoundTrip) {
 
 TEST(Campaign, FindingTableDeduplicatesByClassAndShape) {
   FindingTable table;
-  FindingKey key{Placement::Pr20744, std::string(kPlacementDiverges), "both", "buffer s", HazardClass::H4ListArgument};
+  FindingKey key{Placement::Pr20744, std::string(kPlacementDiverges), oracle::ViewModeSet::Both, "buffer s",
+                 HazardClass::H4ListArgument};
   EXPECT_TRUE(table.add({key, "shape-a", 1, 2.0, 3, 1, ""}));
   key.target = "buffer t";  // another buffer, same shape: the same finding
   EXPECT_FALSE(table.add({key, "shape-a", 2, 3.0, 3, 1, ""}));
@@ -175,7 +176,7 @@ TEST(Campaign, EveryExpectedClassHasAnIdAndLabel) {
 // Which findings a worker shrinks.
 
 FindingKey keyWith(HazardClass hazard, std::string target = "buffer s") {
-  return {Placement::Pr20744, std::string(kPlacementDiverges), "both", std::move(target), hazard};
+  return {Placement::Pr20744, std::string(kPlacementDiverges), oracle::ViewModeSet::Both, std::move(target), hazard};
 }
 
 TEST(ShrinkPolicy, TheFirstFindingsOfEachKeyAreShrunk) {

@@ -120,22 +120,23 @@ std::vector<Expectation> placedStatements(const Program& program, Placement plac
 // "holds", "bug [copy-views]", "bug [alias-views]", "bug [both]" or "fails".
 std::string oracleVerdict(const oracle::CheckReport& r) {
   if (r.placementFailure) return "fails";
-  bool copy = false, alias = false;
-  for (const oracle::Mismatch& m : r.bugs) (m.viewMode == oracle::ViewMode::CopyViews ? copy : alias) = true;
-  if (!copy && !alias) return "holds";
-  return std::string("bug [") + (copy && alias ? "both" : copy ? "copy-views" : "alias-views") + "]";
+  const oracle::ViewModeSet modes = oracle::bugViewModes(r);
+  if (modes == oracle::ViewModeSet::None) return "holds";
+  return "bug [" + std::string(oracle::toString(modes)) + "]";
 }
 
 // "none", or "S_seq != S_par [alias-views], S_par != F [both]".
 std::string oracleFindings(const oracle::CheckReport& r) {
   std::string out;
-  for (const char* kind : {"S_seq != S_par", "S_par != F"}) {
+  for (const oracle::MismatchKind kind : {oracle::MismatchKind::SeqDiffersFromPar, oracle::MismatchKind::ParDiffersFromValue}) {
     bool copy = false, alias = false;
     for (const oracle::Mismatch& m : r.findings)
       if (m.kind == kind) (m.viewMode == oracle::ViewMode::CopyViews ? copy : alias) = true;
     if (!copy && !alias) continue;
-    out += std::string(out.empty() ? "" : ", ") + kind + " [" + (copy && alias ? "both" : copy ? "copy-views" : "alias-views") +
-           "]";
+    const oracle::ViewModeSet modes = copy && alias ? oracle::ViewModeSet::Both
+                                      : copy        ? oracle::ViewModeSet::CopyViews
+                                                    : oracle::ViewModeSet::AliasViews;
+    out += (out.empty() ? "" : ", ") + std::string(oracle::toString(kind)) + " [" + std::string(oracle::toString(modes)) + "]";
   }
   return out.empty() ? "none" : out;
 }

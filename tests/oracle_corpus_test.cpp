@@ -22,6 +22,39 @@ CheckReport checkFile(const Program& p, Placement placement) {
   return check(p, o, schemasFor(p, builtinSchemas()));
 }
 
+// A mismatch kind and a set of view modes are printed by one name each (reports, `--json`,
+// campaign artifacts and the records a fuzz worker sends), and a set reads back from its name.
+TEST(OracleCorpus, MismatchKindsAndViewModeSetsHaveOneNameEach) {
+  EXPECT_EQ(toString(MismatchKind::PlacementDiffersFromPar), "placement != S_par");
+  EXPECT_EQ(toString(MismatchKind::SeqDiffersFromPar), "S_seq != S_par");
+  EXPECT_EQ(toString(MismatchKind::ParDiffersFromValue), "S_par != F");
+  EXPECT_EQ(toString(ViewModeSet::None), "");
+  EXPECT_EQ(toString(ViewModeSet::CopyViews), "copy-views");
+  EXPECT_EQ(toString(ViewModeSet::AliasViews), "alias-views");
+  EXPECT_EQ(toString(ViewModeSet::Both), "both");
+  for (ViewModeSet modes : {ViewModeSet::None, ViewModeSet::CopyViews, ViewModeSet::AliasViews, ViewModeSet::Both})
+    EXPECT_EQ(viewModeSetFromString(toString(modes)), modes) << toString(modes);
+  EXPECT_FALSE(viewModeSetFromString("mixed"));
+  EXPECT_FALSE(viewModeSetFromString("Both"));
+
+  // The modes of a report's placement bugs; findings about the program do not count.
+  CheckReport report;
+  EXPECT_EQ(bugViewModes(report), ViewModeSet::None);
+  Mismatch finding;
+  finding.kind = MismatchKind::SeqDiffersFromPar;
+  report.findings.push_back(finding);
+  EXPECT_EQ(bugViewModes(report), ViewModeSet::None);
+  Mismatch bug;
+  bug.viewMode = ViewMode::AliasViews;
+  report.bugs.push_back(bug);
+  EXPECT_EQ(bugViewModes(report), ViewModeSet::AliasViews);
+  bug.viewMode = ViewMode::CopyViews;
+  report.bugs.push_back(bug);
+  EXPECT_EQ(bugViewModes(report), ViewModeSet::Both);
+  report.bugs.erase(report.bugs.begin());
+  EXPECT_EQ(bugViewModes(report), ViewModeSet::CopyViews);
+}
+
 TEST(OracleCorpus, MismatchReportNamesNodeBufferAndReplay) {
   Program p = testing::loadProgram(testing::corpusDir() / "hazards" / "h05_view_copy_becomes_view.txt");
   CheckOptions o;
@@ -155,7 +188,7 @@ TEST(OracleCorpus, RealisticProgramsRarelyDisagreeWithF) {
     CheckReport r = check(p, o, schemasFor(p, generator.schemas()));
     ASSERT_NE(r.verdict, Verdict::Error) << "seed " << seed << ": " << r.error;
     for (const Mismatch& m : r.findings)
-      if (m.kind == "S_par != F") {
+      if (m.kind == MismatchKind::ParDiffersFromValue) {
         ++disagree;
         break;
       }

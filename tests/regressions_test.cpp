@@ -34,7 +34,7 @@ TEST(Regressions, EveryShrunkCounterexampleReplays) {
     const std::optional<campaign::FindingKey> key = campaign::classifyFinding(program, report, schemas);
     ASSERT_TRUE(key) << "the placement holds now:\n" << oracle::formatReport(report);
     EXPECT_EQ(key->verdict, header.verdict);
-    EXPECT_EQ(key->viewModes, header.viewModes);
+    EXPECT_EQ(oracle::toString(key->viewModes), header.viewModes);
     EXPECT_EQ(key->target, header.target);
     EXPECT_EQ(campaign::hazardLabel(key->hazard), header.hazard);
 
