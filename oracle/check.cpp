@@ -1,6 +1,14 @@
 // oracle/check.cpp: verdicts (`wbcheck check`): a placement against S_par, and the program's
 // own findings (S_seq != S_par, S_par != F), for several input sets and both view modes.
+// Checker::check runs in four phases: place, compile, then run and compare per input set and
+// view mode (placeProgram, compilePrograms, runPrograms, compareRuns).
+#include <memory>
+#include <optional>
+#include <span>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/validate.h"
 #include "oracle/ops.h"
@@ -112,10 +120,176 @@ int CheckReport::exitCode() const {
   return strict && !findings.empty() ? 1 : 0;
 }
 
+namespace {
+
+// A check in four phases, as Checker::check reads: place the program; compile the reference,
+// F and the placed program; then, per input set and view mode, run them and compare each with
+// S_par. Each phase notes what it finds in the report.
+
+// What every phase of one check reads.
+struct CheckInput {
+  const Program& program;
+  const CheckOptions& options;
+  const SchemaTable& schemas;
+};
+
+// The buffers a check's runs fill; a Checker keeps them for its next checks, so that a warm
+// check allocates none.
+struct RunBuffers {
+  detail::RunScratch scratch;
+  detail::Observations ref[3], value[1], actual[1];  // ref: S_par, S_seq, placed (see runPrograms)
+};
+
+// --- place
+
+// The placed program to run against the reference, if any. Filled in place by placeProgram
+// (`program` may point into `placed`).
+struct Placed {
+  PlacedProgram placed;
+  const Program* program = nullptr;  // null: none to run (report.placementFailure says why)
+  bool isReference = false;          // it is the checked program itself (see placeProgram)
+};
+
+// Places the program with options.placement. A failed placement, or a placed program that is
+// invalid, is noted in report.placementFailure and leaves no placed program.
+void placeProgram(const CheckInput& in, CheckReport& report, Placed& out) {
+  // Where the placement leaves the program as it is, it says so (keptInput) rather than
+  // copying it, and the program is the placed program. The copies' explanations are not read.
+  PlaceOptions placing;
+  placing.keepInput = true;
+  placing.explain = false;
+  out.placed = place(in.program, in.options.placement, in.schemas, placing);
+  const PlacedProgram& placed = out.placed;
+  if (placed.failure) report.placementFailure = placed.failure;
+  out.program = placed.failure ? nullptr : placed.keptInput ? &in.program : &placed.program;
+  // A placement that leaves the program as it is (no write-back to place: about a third of
+  // generated programs) gives a placed program whose validation, analysis, compiles and runs
+  // would repeat the program's own: it is valid (the program is), and its executables behave
+  // as the program's do under the Placed ending (a placed-program compile differs only in
+  // leaving out the end writes, which the Placed ending does not apply, and the end writes
+  // only add compile errors, which the reference compile reports first). So its placed run is
+  // the reference run's third ending.
+  out.isReference = out.program && (placed.keptInput || *out.program == in.program);
+  if (out.program && !out.isReference)
+    if (std::vector<Diagnostic> errors = validate(*out.program); !errors.empty()) {
+      report.placementFailure = "the placed program is invalid: " + formatAll(errors);
+      out.program = nullptr;
+    }
+}
+
+// --- compile
+
+// Analyses both programs and compiles every executable in the element tier, else in the
+// storage tier (report.tier, report.tierReason). False, with the verdict Error, when neither
+// tier can.
+bool compilePrograms(const CheckInput& in, const Placed& placed, const std::shared_ptr<detail::OpCache>& ops,
+                     CheckReport& report, Executables& exes) {
+  report.tier = Tier::Element;
+  // Both programs call the same ops, and so do the checks before: one classification and
+  // default parse per op (revalidated once per check, the table may differ).
+  ops->newUse();
+  const detail::Analysis analysis = detail::analyse(in.program, in.schemas, ops);
+  std::optional<detail::Analysis> placedAnalysis;
+  // The placed program begins as the program does, up to its first copy: those nodes' facts
+  // are the program's.
+  if (placed.program && !placed.isReference)
+    placedAnalysis = detail::analyse(*placed.program, in.schemas, ops, &analysis);
+  const detail::Analysis* placedPtr = placedAnalysis ? &*placedAnalysis : nullptr;
+  if (std::optional<std::string> why = compileAll(analysis, placedPtr, placed.isReference, Tier::Element, exes)) {
+    report.tier = Tier::Storage;
+    report.tierReason = *why;
+    if (std::optional<std::string> error = compileAll(analysis, placedPtr, placed.isReference, Tier::Storage, exes)) {
+      report.verdict = Verdict::Error;
+      report.error = *error;
+      return false;
+    }
+  }
+  return true;
+}
+
+// --- run
+
+// One input set's runs in one view mode, as the compare phase reads them (the observations
+// are in the check's RunBuffers).
+struct Runs {
+  detail::ObservedRun par, seq, value;
+  std::optional<detail::ObservedRun> placed;  // when the placed program is compared
+};
+
+// Runs the reference executable of view mode m (S_par and S_seq, and the Placed ending when
+// the placed program is the program), F in the first mode only (F reads no view mode: its run
+// serves both), and, with `placedToo`, the placed program.
+Runs runPrograms(const Executables& exes, int m, InputSet inputs, bool placedToo, RunBuffers& buffers) {
+  const Semantics refEndings[] = {Semantics::Par, Semantics::Seq, Semantics::Placed};
+  const std::span<const Semantics> refRun(refEndings, exes.placedIsReference ? 3 : 2);
+  const Semantics valueEnding[] = {Semantics::Value}, placedEnding[] = {Semantics::Placed};
+  detail::observe(exes.reference[m], refRun, inputs, buffers.scratch, buffers.ref);
+  if (m == 0) detail::observe(exes.value, valueEnding, inputs, buffers.scratch, buffers.value);
+  Runs runs{{buffers.ref[0], exes.reference[m]}, {buffers.ref[1], exes.reference[m]}, {buffers.value[0], exes.value},
+            std::nullopt};
+  if (placedToo) {
+    if (!exes.placedIsReference) detail::observe(exes.placed[m], placedEnding, inputs, buffers.scratch, buffers.actual);
+    runs.placed.emplace(detail::ObservedRun{exes.placedIsReference ? buffers.ref[2] : buffers.actual[0], exes.placed[m]});
+  }
+  return runs;
+}
+
+// --- compare
+
+// The mismatches noted so far, per view mode: the first of each kind is reported, no more.
+struct Noted {
+  bool bug[2] = {false, false};
+  bool seq[2] = {false, false};
+  bool value[2] = {false, false};
+};
+
+// Compares the runs of one input set in view mode m with S_par and notes each first difference
+// of a kind not noted yet: the placed program's (a placement bug, with the first node whose
+// result differs), then S_seq's and F's (findings about the program).
+void compareRuns(const CheckInput& in, const Placed& placed, const Runs& runs, int m, InputSet inputs, Noted& noted,
+                 CheckReport& report) {
+  auto note = [&](std::vector<Mismatch>& into, MismatchKind kind, const Difference& d) {
+    Mismatch mm;
+    mm.kind = kind;
+    mm.viewMode = kModes[m];
+    mm.inputSet = inputs.index;
+    mm.difference = d;
+    mm.replay = replayLine(in.options);
+    into.push_back(std::move(mm));
+  };
+  if (runs.placed)
+    if (std::optional<Difference> d = detail::firstDifferenceOf(runs.par, *runs.placed)) {
+      noted.bug[m] = true;
+      note(report.bugs, MismatchKind::PlacementDiffersFromPar, *d);
+      report.bugs.back().firstDivergingNode =
+          tracedFirstDivergingNode(in.program, *placed.program, in.schemas, report.tier, kModes[m], inputs);
+    }
+  if (!noted.seq[m])
+    if (std::optional<Difference> d = detail::firstDifferenceOf(runs.par, runs.seq)) {
+      noted.seq[m] = true;
+      note(report.findings, MismatchKind::SeqDiffersFromPar, *d);
+    }
+  if (!noted.value[m])
+    if (std::optional<Difference> d = detail::firstDifferenceOf(runs.par, runs.value)) {
+      noted.value[m] = true;
+      note(report.findings, MismatchKind::ParDiffersFromValue, *d);
+    }
+}
+
+// The alias-views verdicts of a program without `*_copy` views: exactly the copy-views ones.
+void copyToAliasViews(CheckReport& report) {
+  for (std::vector<Mismatch>* list : {&report.bugs, &report.findings}) {
+    std::vector<Mismatch> alias = *list;
+    for (Mismatch& mm : alias) mm.viewMode = ViewMode::AliasViews;
+    list->insert(list->end(), alias.begin(), alias.end());
+  }
+}
+
+}  // namespace
+
 struct Checker::Reused {
   std::shared_ptr<detail::OpCache> ops = std::make_shared<detail::OpCache>();
-  detail::RunScratch scratch;
-  detail::Observations ref[3], value[1], actual[1];  // ref: S_par, S_seq, placed (see refRun)
+  RunBuffers buffers;
 };
 
 Checker::Checker() : reused_(std::make_unique<Reused>()) {}
@@ -128,6 +302,7 @@ CheckReport check(const Program& program, const CheckOptions& options, const Sch
 }
 
 CheckReport Checker::check(const Program& program, const CheckOptions& options, const SchemaTable& schemas) {
+  const CheckInput in{program, options, schemas};
   CheckReport report;
   report.placement = options.placement;
   report.seed = options.seed;
@@ -138,111 +313,24 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
     report.error = formatAll(errors);
     return report;
   }
-  // Where the placement leaves the program as it is, it says so (keptInput) rather than
-  // copying it, and the program is the placed program. The copies' explanations are not read.
-  PlaceOptions placing;
-  placing.keepInput = true;
-  placing.explain = false;
-  PlacedProgram placed = place(program, options.placement, schemas, placing);
-  if (placed.failure) report.placementFailure = placed.failure;
-  const Program* placedProgram = placed.failure ? nullptr : placed.keptInput ? &program : &placed.program;
-  // A placement that leaves the program as it is (no write-back to place: about a third of
-  // generated programs) gives a placed program whose validation, analysis, compiles and runs
-  // would repeat the program's own: it is valid (the program is), and its executables behave
-  // as the program's do under the Placed ending (a placed-program compile differs only in
-  // leaving out the end writes, which the Placed ending does not apply, and the end writes
-  // only add compile errors, which the reference compile reports first). So its placed run is
-  // the reference run's third ending.
-  const bool placedIsReference = placedProgram && (placed.keptInput || *placedProgram == program);
-  if (placedProgram && !placedIsReference)
-    if (std::vector<Diagnostic> errors = validate(*placedProgram); !errors.empty()) {
-      report.placementFailure = "the placed program is invalid: " + formatAll(errors);
-      placedProgram = nullptr;
-    }
-
+  Placed placed;
+  placeProgram(in, report, placed);
   Executables exes;
-  report.tier = Tier::Element;
-  // Both programs call the same ops, and so do the checks before: one classification and
-  // default parse per op (revalidated once per check, the table may differ).
-  const std::shared_ptr<detail::OpCache>& ops = reused_->ops;
-  ops->newUse();
-  const detail::Analysis analysis = detail::analyse(program, schemas, ops);
-  std::optional<detail::Analysis> placedAnalysis;
-  // The placed program begins as the program does, up to its first copy: those nodes' facts
-  // are the program's.
-  if (placedProgram && !placedIsReference) placedAnalysis = detail::analyse(*placedProgram, schemas, ops, &analysis);
-  const detail::Analysis* placedPtr = placedAnalysis ? &*placedAnalysis : nullptr;
-  if (std::optional<std::string> why = compileAll(analysis, placedPtr, placedIsReference, Tier::Element, exes)) {
-    report.tier = Tier::Storage;
-    report.tierReason = *why;
-    if (std::optional<std::string> error = compileAll(analysis, placedPtr, placedIsReference, Tier::Storage, exes)) {
-      report.verdict = Verdict::Error;
-      report.error = *error;
-      return report;
-    }
-  }
-
-  bool bugIn[2] = {false, false};
-  bool seqIn[2] = {false, false};
-  bool valueIn[2] = {false, false};
-  // S_par, S_seq, and the placed run when the placed program is the program.
-  const Semantics refEndings[] = {Semantics::Par, Semantics::Seq, Semantics::Placed};
-  const std::span<const Semantics> refRun(refEndings, exes.placedIsReference ? 3 : 2);
-  const Semantics valueEnding[] = {Semantics::Value}, placedEnding[] = {Semantics::Placed};
-  detail::RunScratch& scratch = reused_->scratch;
-  auto& ref = reused_->ref;  // S_par, S_seq, placed
-  auto& value = reused_->value;
-  auto& actual = reused_->actual;
+  if (!compilePrograms(in, placed, reused_->ops, report, exes)) return report;
   // The runs of the executables forked from the copy-views one (F, alias views, placed) start
   // from its run's state at their forks (detail::ForkState), so it runs first; fork states of
   // the previous check are let go (their programs are not this check's).
-  scratch.releaseForkStates();
+  reused_->buffers.scratch.releaseForkStates();
+  Noted noted;
   for (int set = 0; set < options.inputs; ++set) {
     const InputSet inputs{options.seed, set};
-    const detail::ObservedRun valueRun{value[0], exes.value};
     for (int m = 0; m < 2; ++m) {
       if (m == 1 && exes.sameInBothModes) break;  // identical runs: copied below
-      detail::observe(exes.reference[m], refRun, inputs, scratch, ref);
-      if (m == 0) detail::observe(exes.value, valueEnding, inputs, scratch, value);
-      const detail::ObservedRun par{ref[0], exes.reference[m]}, seq{ref[1], exes.reference[m]};
-      auto note = [&](std::vector<Mismatch>& into, MismatchKind kind, const Difference& d) {
-        Mismatch mm;
-        mm.kind = kind;
-        mm.viewMode = kModes[m];
-        mm.inputSet = set;
-        mm.difference = d;
-        mm.replay = replayLine(options);
-        into.push_back(std::move(mm));
-      };
-      if (placedProgram && !bugIn[m]) {
-        if (!exes.placedIsReference) detail::observe(exes.placed[m], placedEnding, inputs, scratch, actual);
-        const detail::ObservedRun placedRun{exes.placedIsReference ? ref[2] : actual[0], exes.placed[m]};
-        if (std::optional<Difference> d = detail::firstDifferenceOf(par, placedRun)) {
-          bugIn[m] = true;
-          note(report.bugs, MismatchKind::PlacementDiffersFromPar, *d);
-          report.bugs.back().firstDivergingNode =
-              tracedFirstDivergingNode(program, *placedProgram, schemas, report.tier, kModes[m], inputs);
-        }
-      }
-      if (!seqIn[m])
-        if (std::optional<Difference> d = detail::firstDifferenceOf(par, seq)) {
-          seqIn[m] = true;
-          note(report.findings, MismatchKind::SeqDiffersFromPar, *d);
-        }
-      if (!valueIn[m])
-        if (std::optional<Difference> d = detail::firstDifferenceOf(par, valueRun)) {
-          valueIn[m] = true;
-          note(report.findings, MismatchKind::ParDiffersFromValue, *d);
-        }
+      const Runs runs = runPrograms(exes, m, inputs, placed.program && !noted.bug[m], reused_->buffers);
+      compareRuns(in, placed, runs, m, inputs, noted, report);
     }
   }
-  if (exes.sameInBothModes) {  // the alias-views mode gives exactly the copy-views verdicts
-    for (std::vector<Mismatch>* list : {&report.bugs, &report.findings}) {
-      std::vector<Mismatch> alias = *list;
-      for (Mismatch& mm : alias) mm.viewMode = ViewMode::AliasViews;
-      list->insert(list->end(), alias.begin(), alias.end());
-    }
-  }
+  if (exes.sameInBothModes) copyToAliasViews(report);
   report.verdict = report.bugs.empty() && !report.placementFailure ? Verdict::Holds : Verdict::PlacementBug;
   return report;
 }
