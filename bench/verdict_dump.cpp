@@ -35,7 +35,7 @@ using namespace wb;
 void printPlaced(std::ostream& out, const PlacedProgram& placed) {
   out << "--- placed\n" << writeProgram(placed.program);
   for (const CopyExplanation& c : placed.copies)
-    out << "copy " << c.copyNode << " " << c.buffer << " " << c.value << " " << c.rule << " " << c.bindingNode << " "
+    out << "copy " << c.copyNode << " " << c.buffer << " " << c.value << " " << toString(c.rule) << " " << c.bindingNode << " "
         << c.text << "\n";
   for (const std::string& s : placed.skipped) out << "skipped " << s << "\n";
   if (placed.failure) out << "failure " << *placed.failure << "\n";

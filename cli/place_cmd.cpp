@@ -20,7 +20,7 @@ struct PlaceOptions {
 
 nlohmann::json explanationJson(const CopyExplanation& e) {
   return {{"copy", e.copyNode}, {"buffer", e.buffer}, {"value", e.value},
-          {"rule", e.rule},     {"after", e.bindingNode}, {"why", e.text}};
+          {"rule", toString(e.rule)},     {"after", e.bindingNode}, {"why", e.text}};
 }
 
 int runPlace(const PlaceOptions& options, const std::vector<std::string>& argv) {
@@ -54,7 +54,7 @@ int runPlace(const PlaceOptions& options, const std::vector<std::string>& argv) 
       std::cout << "\nWrite-backs (" << options.placement << "):\n";
       for (const CopyExplanation& e : placed.copies)
         std::cout << "    %" << e.copyNode << " = copy_(" << e.buffer << ", " << e.value << "): " << e.text
-                  << "  [" << e.rule << "]\n";
+                  << "  [" << toString(e.rule) << "]\n";
       for (const std::string& s : placed.skipped) std::cout << "    skipped: " << s << "\n";
     }
   }

@@ -4,6 +4,7 @@
 #include "core/placement.h"
 
 #include <array>
+#include <utility>
 
 #include "core/placement_models.h"
 #include "core/rewrite.h"
@@ -58,6 +59,25 @@ std::string_view toString(Placement placement) {
 std::optional<Placement> placementFromString(std::string_view text) {
   for (const PlacementName& p : kPlacements)
     if (p.name == text) return p.placement;
+  return std::nullopt;
+}
+
+namespace {
+constexpr std::pair<CopyRule, std::string_view> kCopyRules[] = {
+    {CopyRule::R0, "R0"},       {CopyRule::R1, "R1"},  {CopyRule::R2, "R2"},       {CopyRule::R3, "R3"},
+    {CopyRule::CopyOrder, "C"}, {CopyRule::End, "END"}, {CopyRule::Clone, "CLONE"},
+};
+}  // namespace
+
+std::string_view toString(CopyRule rule) {
+  for (const auto& [r, name] : kCopyRules)
+    if (r == rule) return name;
+  return "?";
+}
+
+std::optional<CopyRule> copyRuleFromString(std::string_view text) {
+  for (const auto& [r, name] : kCopyRules)
+    if (name == text) return r;
   return std::nullopt;
 }
 
@@ -149,7 +169,7 @@ PlacedProgram placeEnd(const Program& program, const SchemaTable& schemas, const
     e.copyNode = rewritten.copyNames[r];
     e.buffer = program.graph.nodes[w.buffer].name;
     e.value = program.graph.nodes[w.value].name;
-    e.rule = "END";
+    e.rule = CopyRule::End;
     e.text = "before the output, in output-spec order";
     placed.copies.push_back(std::move(e));
   }

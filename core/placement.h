@@ -6,6 +6,7 @@
 // the upstream pass, PR #20744 and draft PR #13857, so the suite can show what it finds in them.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,14 +24,26 @@ std::string_view toString(Placement placement);  // "early", "end", "upstream", 
 std::optional<Placement> placementFromString(std::string_view text);
 std::vector<Placement> allPlacements();
 
+// The rule that binds a copy where it is (DESIGN §6); toString gives the name `place --explain`,
+// `--json` and the corpus files print.
+enum class CopyRule : std::uint8_t {
+  R0,         // "R0": the last placeholder (copies never go among the placeholders)
+  R1,         // "R1": the value is defined there
+  R2,         // "R2": a node reads or writes the buffer's old contents through some alias
+  R3,         // "R3": a node may write the value's storage
+  CopyOrder,  // "C": another copy reads what this one overwrites, or writes the same target
+  End,        // "END": the end of the graph
+  Clone,      // "CLONE": the copy reads a clone that breaks a cycle of copies
+};
+std::string_view toString(CopyRule rule);
+std::optional<CopyRule> copyRuleFromString(std::string_view text);
+
 // Why one copy sits where it does.
 struct CopyExplanation {
   std::string copyNode;     // name of the inserted copy_ node
   std::string buffer;       // the placeholder written (e.g. "b_cache")
   std::string value;        // the node whose contents are copied
-  std::string rule;         // "R0" last placeholder, "R1" value defined, "R2" reads/writes the
-                            // buffer's old contents, "R3" writes the value, "C" copy-to-copy
-                            // order, "END" end of graph, "CLONE" cycle broken by a clone
+  CopyRule rule = CopyRule::End;
   std::string bindingNode;  // the node the copy must follow ("" for END)
   std::string text;         // in words: "after %sum_1: reads b_cache through %select"
 };
@@ -116,7 +129,7 @@ struct EarlyPlan {
   struct Copy {
     WriteBack writeBack;
     std::size_t afterNode = 0;    // right after this input node (after any clones there)
-    std::string rule;             // R0 R1 R2 R3 C CLONE (see CopyExplanation)
+    CopyRule rule = CopyRule::R0;  // never End: every early copy has a binding
     // What binds it: a node of the input graph, or another copy / a clone of this plan.
     enum class Binding { Node, Copy, Clone } bindingKind = Binding::Node;
     std::size_t binding = 0;      // node index, index into copies, or index into clones

@@ -43,7 +43,7 @@ struct GraphBound {
   }
 };
 
-constexpr std::string_view kRuleNames[] = {"R1", "R2", "R3", "R0"};
+constexpr CopyRule kGraphRules[] = {CopyRule::R1, CopyRule::R2, CopyRule::R3, CopyRule::R0};  // by GraphRule
 
 enum class EdgeKind : std::uint8_t { Reads, SameTarget, CloneReads, CloneValue };
 struct Edge {
@@ -103,50 +103,50 @@ std::vector<std::uint32_t> components(const std::vector<std::vector<Edge>>& edge
   return comp;
 }
 
-}  // namespace
+// The copies' order among themselves, as a graph over items: copies 0..k-1 (in output-spec
+// order), then one clone per cloned copy.
+struct CopyGraph {
+  std::uint32_t copies = 0;                           // k
+  std::vector<std::vector<Edge>> edges;               // per item
+  std::vector<std::vector<std::uint32_t>> writersOf;  // per placeholder root: the copies writing it
+  bool anyReads = false;                              // some copy reads another's target
+  std::vector<std::uint32_t> cloneOf;                 // clone item - k -> its copy
+};
 
-EarlyPlan planEarly(const Program& program, const AliasInfo& aliases) {
-  EarlyPlan plan;
-  WriteBackSelection selection = selectWriteBacks(program, aliases);
-  plan.skipped = std::move(selection.skipped);
-  const std::vector<WriteBack>& wbs = selection.writeBacks;
-  const std::uint32_t k = static_cast<std::uint32_t>(wbs.size());
-  if (k == 0) return plan;
-
-  // R0: placeholders are first, so the last one is the end of that prefix.
-  std::optional<std::size_t> lastPlaceholder;
-  for (std::size_t i = 0; i < program.graph.nodes.size() && program.graph.nodes[i].isPlaceholder(); ++i)
-    lastPlaceholder = i;
-
-  // Copies by the root they write (targets are placeholders, so roots < #placeholders).
-  const std::size_t placeholders = lastPlaceholder ? *lastPlaceholder + 1 : 0;
-  std::vector<std::vector<std::uint32_t>> writersOf(placeholders);
-  for (std::uint32_t i = 0; i < k; ++i) writersOf[wbs[i].buffer].push_back(i);
-
-  // Copy-to-copy edges: j -> i when copy j reads a root copy i writes (j must go first), and
-  // copies of one target in output order.
-  std::vector<std::vector<Edge>> edges(k);
-  bool anyReads = false;  // some copy reads another's target
-  for (std::uint32_t j = 0; j < k; ++j) {
+// Phase 2, copy edges: j -> i when copy j reads a root copy i writes (j must go first), and
+// copies of one target in output order.
+CopyGraph copyEdges(const std::vector<WriteBack>& wbs, const AliasInfo& aliases, std::size_t placeholders) {
+  CopyGraph g;
+  g.copies = static_cast<std::uint32_t>(wbs.size());
+  // Targets are placeholders, so the roots they write are < #placeholders.
+  g.writersOf.resize(placeholders);
+  for (std::uint32_t i = 0; i < g.copies; ++i) g.writersOf[wbs[i].buffer].push_back(i);
+  g.edges.resize(g.copies);
+  for (std::uint32_t j = 0; j < g.copies; ++j) {
     for (RootId r : aliases.rootsOf(wbs[j].value)) {
       if (r >= placeholders) break;  // sorted: no later root is a target
-      for (std::uint32_t i : writersOf[r])
+      for (std::uint32_t i : g.writersOf[r])
         if (i != j) {
-          edges[j].push_back({i, EdgeKind::Reads, r});
-          anyReads = true;
+          g.edges[j].push_back({i, EdgeKind::Reads, r});
+          g.anyReads = true;
         }
     }
   }
-  for (const std::vector<std::uint32_t>& same : writersOf)
+  for (const std::vector<std::uint32_t>& same : g.writersOf)
     for (std::size_t t = 1; t < same.size(); ++t)
-      edges[same[t - 1]].push_back({same[t], EdgeKind::SameTarget, wbs[same[t]].buffer});
+      g.edges[same[t - 1]].push_back({same[t], EdgeKind::SameTarget, wbs[same[t]].buffer});
+  return g;
+}
 
-  // Break cycles: clone the value of one copy per cyclic component (the first in output order
-  // that reads another copy's target inside it), then look again, until none is left.
+// Phase 3, break cycles: clone the value of one copy per cyclic component (the first in output
+// order that reads another copy's target inside it), then look again, until none is left.
+// Returns which copies read a clone.
+std::vector<bool> copiesToClone(const CopyGraph& g) {
+  const std::uint32_t k = g.copies;
   std::vector<bool> cloned(k, false);
-  while (anyReads) {
+  while (g.anyReads) {
     std::uint32_t count = 0;
-    std::vector<std::uint32_t> comp = components(edges, cloned, count);
+    std::vector<std::uint32_t> comp = components(g.edges, cloned, count);
     std::vector<std::uint32_t> size(count, 0);
     for (std::uint32_t v = 0; v < k; ++v) ++size[comp[v]];
     std::vector<bool> handled(count, false);
@@ -154,7 +154,7 @@ EarlyPlan planEarly(const Program& program, const AliasInfo& aliases) {
     for (std::uint32_t j = 0; j < k; ++j) {
       if (cloned[j] || size[comp[j]] < 2 || handled[comp[j]]) continue;
       bool inCycle = false;
-      for (const Edge& e : edges[j]) inCycle |= e.kind == EdgeKind::Reads && comp[e.to] == comp[j];
+      for (const Edge& e : g.edges[j]) inCycle |= e.kind == EdgeKind::Reads && comp[e.to] == comp[j];
       if (!inCycle) continue;
       cloned[j] = true;
       handled[comp[j]] = true;
@@ -162,49 +162,61 @@ EarlyPlan planEarly(const Program& program, const AliasInfo& aliases) {
     }
     if (!changed) break;
   }
+  return cloned;
+}
 
-  // Items: copies 0..k-1, then one clone per cloned copy.
-  std::vector<std::uint32_t> cloneOf;  // clone item - k -> copy
-  for (std::uint32_t j = 0; j < k; ++j) {
+// Adds one clone item per cloned copy. The clone reads the value's roots: it goes before every
+// copy writing one of them, and the copy reads the clone instead of the value, so the copy's
+// own read edges go.
+void addClones(CopyGraph& g, const std::vector<WriteBack>& wbs, const AliasInfo& aliases,
+               const std::vector<bool>& cloned) {
+  const std::size_t placeholders = g.writersOf.size();
+  for (std::uint32_t j = 0; j < g.copies; ++j) {
     if (!cloned[j]) continue;
-    const std::uint32_t t = k + static_cast<std::uint32_t>(cloneOf.size());
-    cloneOf.push_back(j);
-    edges.push_back({});
-    // The clone reads the value's roots: it goes before every copy writing one of them, and
-    // the copy of j reads the clone instead of the value.
+    const std::uint32_t t = g.copies + static_cast<std::uint32_t>(g.cloneOf.size());
+    g.cloneOf.push_back(j);
+    g.edges.push_back({});
     for (RootId r : aliases.rootsOf(wbs[j].value)) {
       if (r >= placeholders) break;
-      for (std::uint32_t i : writersOf[r]) edges[t].push_back({i, EdgeKind::CloneReads, r});
+      for (std::uint32_t i : g.writersOf[r]) g.edges[t].push_back({i, EdgeKind::CloneReads, r});
     }
-    edges[t].push_back({j, EdgeKind::CloneValue, kNoNode});
+    g.edges[t].push_back({j, EdgeKind::CloneValue, kNoNode});
   }
-  const std::uint32_t items = static_cast<std::uint32_t>(edges.size());
+  for (std::uint32_t j = 0; j < g.copies; ++j)
+    if (cloned[j])
+      g.edges[j].erase(std::remove_if(g.edges[j].begin(), g.edges[j].end(),
+                                      [](const Edge& e) { return e.kind == EdgeKind::Reads; }),
+                       g.edges[j].end());
+}
 
-  // Everything the placement computes per item, in one record: one allocation (most programs
-  // have a copy or two) rather than one per field.
-  struct Pred {
-    bool exists = false;
-    std::size_t anchor = 0;
-    std::uint32_t rank = 0;
-    std::uint32_t from = 0;
-    Edge edge;
-  };
-  struct Item {
-    GraphBound bound;        // from the graph rules
-    Pred pred;               // the latest predecessor among the items
-    std::size_t anchor = 0;  // the node the item goes right after
-    std::uint32_t rank = 0;  // orders the items at one anchor
-    std::uint32_t indegree = 0;
-    std::size_t finalIndex = 0;  // in plan.copies or plan.clones
-  };
-  std::vector<Item> item(items);
+// Everything the placement computes per item, in one record (most programs have a copy or two:
+// one allocation rather than one per field).
+struct Pred {
+  bool exists = false;
+  std::size_t anchor = 0;
+  std::uint32_t rank = 0;
+  std::uint32_t from = 0;
+  Edge edge;
+};
+struct Item {
+  GraphBound bound;        // from the graph rules
+  Pred pred;               // the latest predecessor among the items
+  std::size_t anchor = 0;  // the node the item goes right after
+  std::uint32_t rank = 0;  // orders the items at one anchor
+  std::uint32_t indegree = 0;
+  std::size_t finalIndex = 0;  // in plan.copies or plan.clones
+};
 
-  // Graph lower bounds. A clone of V goes where V is final (R0, R1, R3 of V); a cloned copy
-  // keeps R0 and R2 (its value is the clone).
-  for (std::uint32_t u = 0; u < items; ++u) {
+// Phase 4, graph bounds (R0-R3). A clone of V goes where V is final (R0, R1, R3 of V); a cloned
+// copy keeps R0 and R2 (its value is the clone).
+void boundByGraph(std::vector<Item>& items, const CopyGraph& g, const std::vector<WriteBack>& wbs,
+                  const std::vector<bool>& cloned, const AliasInfo& aliases,
+                  std::optional<std::size_t> lastPlaceholder) {
+  const std::uint32_t k = g.copies;
+  for (std::uint32_t u = 0; u < items.size(); ++u) {
     const bool isClone = u >= k;
-    const WriteBack& w = wbs[isClone ? cloneOf[u - k] : u];
-    GraphBound& b = item[u].bound;
+    const WriteBack& w = wbs[isClone ? g.cloneOf[u - k] : u];
+    GraphBound& b = items[u].bound;
     if (lastPlaceholder) b.offer(*lastPlaceholder, kR0);
     if (isClone || !cloned[u]) {
       b.offer(w.value, kR1);
@@ -221,94 +233,122 @@ EarlyPlan planEarly(const Program& program, const AliasInfo& aliases) {
       }
     }
   }
-  // The edges of cloned copies' reads are gone; drop them for the order.
-  for (std::uint32_t j = 0; j < k; ++j)
-    if (cloned[j])
-      edges[j].erase(std::remove_if(edges[j].begin(), edges[j].end(),
-                                    [](const Edge& e) { return e.kind == EdgeKind::Reads; }),
-                     edges[j].end());
+}
 
-  // Kahn's algorithm, clones first, then copies in output order: each item's anchor is the
-  // latest of its graph bound and its predecessors' anchors; the rank orders items at one
-  // anchor consistently with every edge.
-  for (const auto& out : edges)
-    for (const Edge& e : out) ++item[e.to].indegree;
-  auto priority = [&](std::uint32_t u) { return u >= k ? u - k : u + items; };  // clones first
-  using Ready = std::pair<std::uint32_t, std::uint32_t>;  // (priority, item)
+// Phase 5, order (Kahn's algorithm, clones first, then copies in output order): each item's
+// anchor is the latest of its graph bound and its predecessors' anchors; the rank orders items
+// at one anchor consistently with every edge. Every cycle has a read edge and every cyclic
+// component lost one (phase 3), so every item is ranked.
+void orderItems(std::vector<Item>& items, const CopyGraph& g) {
+  const std::uint32_t k = g.copies;
+  const std::uint32_t n = static_cast<std::uint32_t>(items.size());
+  for (const auto& out : g.edges)
+    for (const Edge& e : out) ++items[e.to].indegree;
+  auto priority = [&](std::uint32_t u) { return u >= k ? u - k : u + n; };  // clones first
+  using Ready = std::pair<std::uint32_t, std::uint32_t>;                   // (priority, item)
   std::vector<Ready> readyStorage;
-  readyStorage.reserve(items);  // every item is queued once: no regrowth
+  readyStorage.reserve(n);  // every item is queued once: no regrowth
   std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready(std::greater<>{}, std::move(readyStorage));
-  for (std::uint32_t u = 0; u < items; ++u)
-    if (item[u].indegree == 0) ready.push({priority(u), u});
+  for (std::uint32_t u = 0; u < n; ++u)
+    if (items[u].indegree == 0) ready.push({priority(u), u});
   std::uint32_t nextRank = 0;
   while (!ready.empty()) {
     const std::uint32_t u = ready.top().second;
     ready.pop();
-    Item& at = item[u];
+    Item& at = items[u];
     at.rank = nextRank++;
     at.anchor = at.bound.anchor;
     if (at.pred.exists && at.pred.anchor >= at.anchor) at.anchor = at.pred.anchor;
-    for (const Edge& e : edges[u]) {
-      Pred& p = item[e.to].pred;
+    for (const Edge& e : g.edges[u]) {
+      Pred& p = items[e.to].pred;
       if (!p.exists || std::tie(at.anchor, at.rank) > std::tie(p.anchor, p.rank)) p = Pred{true, at.anchor, at.rank, u, e};
-      if (--item[e.to].indegree == 0) ready.push({priority(e.to), e.to});
+      if (--items[e.to].indegree == 0) ready.push({priority(e.to), e.to});
     }
   }
-  // Every cycle has a read edge and every cyclic component lost one, so all items are ranked.
+}
 
+// Phase 6, emit: the plan's clones and copies in final graph order, each copy with what binds it.
+void emitPlan(EarlyPlan& plan, std::vector<Item>& items, const CopyGraph& g, const std::vector<WriteBack>& wbs) {
+  const std::uint32_t k = g.copies;
+  const std::uint32_t n = static_cast<std::uint32_t>(items.size());
   plan.copies.reserve(k);
-  plan.clones.reserve(items - k);
-  std::vector<std::uint32_t> order(items);
-  for (std::uint32_t u = 0; u < items; ++u) order[u] = u;
-  std::sort(order.begin(), order.end(),
-            [&](std::uint32_t a, std::uint32_t b) {
-              return std::tie(item[a].anchor, item[a].rank) < std::tie(item[b].anchor, item[b].rank);
-            });
+  plan.clones.reserve(n - k);
+  std::vector<std::uint32_t> order(n);
+  for (std::uint32_t u = 0; u < n; ++u) order[u] = u;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return std::tie(items[a].anchor, items[a].rank) < std::tie(items[b].anchor, items[b].rank);
+  });
   for (std::uint32_t u : order) {
     if (u >= k) {
-      item[u].finalIndex = plan.clones.size();
-      plan.clones.push_back({wbs[cloneOf[u - k]].outputIndex, wbs[cloneOf[u - k]].value, item[u].anchor});
+      items[u].finalIndex = plan.clones.size();
+      plan.clones.push_back({wbs[g.cloneOf[u - k]].outputIndex, wbs[g.cloneOf[u - k]].value, items[u].anchor});
     } else {
-      item[u].finalIndex = plan.copies.size();
+      items[u].finalIndex = plan.copies.size();
       plan.copies.emplace_back();
     }
   }
-  for (std::uint32_t t = k; t < items; ++t) plan.copies[item[cloneOf[t - k]].finalIndex].clone = item[t].finalIndex;
+  for (std::uint32_t t = k; t < n; ++t) plan.copies[items[g.cloneOf[t - k]].finalIndex].clone = items[t].finalIndex;
   for (std::uint32_t u = 0; u < k; ++u) {
-    Copy& c = plan.copies[item[u].finalIndex];
+    Copy& c = plan.copies[items[u].finalIndex];
     c.writeBack = wbs[u];
-    c.afterNode = item[u].anchor;
-    const GraphBound& g = item[u].bound;
-    if (item[u].pred.exists && item[u].pred.anchor >= g.anchor) {
-      const Pred& p = item[u].pred;
+    c.afterNode = items[u].anchor;
+    const GraphBound& bound = items[u].bound;
+    if (items[u].pred.exists && items[u].pred.anchor >= bound.anchor) {
+      const Pred& p = items[u].pred;
       const bool fromClone = p.from >= k;
       c.bindingKind = fromClone ? Copy::Binding::Clone : Copy::Binding::Copy;
-      c.binding = item[p.from].finalIndex;
+      c.binding = items[p.from].finalIndex;
       c.root = p.edge.root;
       switch (p.edge.kind) {
         case EdgeKind::Reads:
-          c.rule = "C";
+          c.rule = CopyRule::CopyOrder;
           c.via = wbs[p.from].value;
           break;
         case EdgeKind::SameTarget:
-          c.rule = "C";
+          c.rule = CopyRule::CopyOrder;
           c.bindingWrites = true;
           break;
         case EdgeKind::CloneReads:
-          c.rule = "R2";
-          c.via = wbs[cloneOf[p.from - k]].value;
+          c.rule = CopyRule::R2;
+          c.via = wbs[g.cloneOf[p.from - k]].value;
           break;
-        case EdgeKind::CloneValue: c.rule = "CLONE"; break;
+        case EdgeKind::CloneValue: c.rule = CopyRule::Clone; break;
       }
     } else {
-      c.rule = std::string(kRuleNames[g.rule]);
+      c.rule = kGraphRules[bound.rule];
       c.bindingKind = Copy::Binding::Node;
-      c.binding = g.anchor;
-      c.via = g.via;
-      c.root = g.root;
-      c.bindingWrites = g.writes;
+      c.binding = bound.anchor;
+      c.via = bound.via;
+      c.root = bound.root;
+      c.bindingWrites = bound.writes;
     }
   }
+}
+
+}  // namespace
+
+// The phases as LLVM's ADCE driver reads: select the write-backs, order the copies among
+// themselves, break their cycles with clones, bound each by the graph, order, emit.
+EarlyPlan planEarly(const Program& program, const AliasInfo& aliases) {
+  EarlyPlan plan;
+  WriteBackSelection selection = selectWriteBacks(program, aliases);  // phase 1
+  plan.skipped = std::move(selection.skipped);
+  const std::vector<WriteBack>& wbs = selection.writeBacks;
+  if (wbs.empty()) return plan;
+
+  // R0: placeholders are first, so the last one is the end of that prefix.
+  std::optional<std::size_t> lastPlaceholder;
+  for (std::size_t i = 0; i < program.graph.nodes.size() && program.graph.nodes[i].isPlaceholder(); ++i)
+    lastPlaceholder = i;
+  const std::size_t placeholders = lastPlaceholder ? *lastPlaceholder + 1 : 0;
+
+  CopyGraph graph = copyEdges(wbs, aliases, placeholders);
+  const std::vector<bool> cloned = copiesToClone(graph);
+  addClones(graph, wbs, aliases, cloned);
+  std::vector<Item> items(graph.edges.size());
+  boundByGraph(items, graph, wbs, cloned, aliases, lastPlaceholder);
+  orderItems(items, graph);
+  emitPlan(plan, items, graph, wbs);
   return plan;
 }
 
@@ -356,7 +396,7 @@ std::string explain(const PlanNames& names, const EarlyPlan::Copy& c, const std:
     if (via != kNoNode && via != root) add({" through %", names[via]});
   };
   const std::string& buffer = names[c.writeBack.buffer];
-  if (c.rule == "C") {  // bound by another copy
+  if (c.rule == CopyRule::CopyOrder) {  // bound by another copy
     const EarlyPlan::Copy& other = plan.copies[c.binding];
     add({"after %", copyNames[c.binding], " (copy_ of ", names[other.writeBack.buffer], ", C): "});
     if (c.bindingWrites) {
@@ -369,15 +409,15 @@ std::string explain(const PlanNames& names, const EarlyPlan::Copy& c, const std:
     return text;
   }
   add({"after %", bindingName, ": "});
-  if (c.rule == "R0") {
+  if (c.rule == CopyRule::R0) {
     add({"the last placeholder (copies never go among the placeholders)"});
-  } else if (c.rule == "R1") {
+  } else if (c.rule == CopyRule::R1) {
     add({"the value is defined here"});
-  } else if (c.rule == "R2") {
+  } else if (c.rule == CopyRule::R2) {
     add({c.bindingWrites ? "writes " : "reads ", names[c.root]});
     through(c.via, c.root);
     if (c.bindingKind == Copy::Binding::Clone) add({" (the clone that breaks a cycle of copies)"});
-  } else if (c.rule == "R3") {
+  } else if (c.rule == CopyRule::R3) {
     add({"writes %", names[c.root], "'s storage"});
     through(c.via, c.root);
     add({" (value of ", buffer, ")"});

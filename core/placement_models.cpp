@@ -280,7 +280,7 @@ void eliminateDeadCode(Graph& graph, const SchemaTable& schemas) {
 struct PlannedCopy {
   SelectedWriteBack writeBack;
   std::size_t afterNode = 0;  // index in the input graph; the output node for "before output"
-  std::string rule;
+  CopyRule rule = CopyRule::R0;
   std::string bindingNode;
   std::string text;
 };
@@ -460,11 +460,11 @@ PlannedCopy placeholderAndValueFloor(const Graph& graph, std::size_t lastPlaceho
   PlannedCopy copy;
   copy.writeBack = writeBack;
   latest = lastPlaceholderIndex;
-  copy.rule = "R0";
+  copy.rule = CopyRule::R0;
   copy.text = "after " + percent(graph.nodes[latest].name) + ": the last placeholder";
   if (writeBack.valueNode && *writeBack.valueNode > latest) {
     latest = *writeBack.valueNode;
-    copy.rule = "R1";
+    copy.rule = CopyRule::R1;
     copy.text = "after " + percent(graph.nodes[latest].name) + ": defines the value";
   }
   return copy;
@@ -485,7 +485,7 @@ PlannedCopy insertionPoint(const Program& program, const GraphFacts& facts, std:
     for (std::size_t u : facts.users[a]) {
       if (graph.nodes[u].isOutput() || u <= latest) continue;
       latest = u;
-      copy.rule = "R2";
+      copy.rule = CopyRule::R2;
       copy.text = "after " + percent(graph.nodes[u].name) + ": uses the old contents of " + buffer +
                   throughAlias(graph, a, writeBack.bufferNode);
     }
@@ -496,7 +496,7 @@ PlannedCopy insertionPoint(const Program& program, const GraphFacts& facts, std:
     for (std::size_t u : facts.users[a]) {
       if (u <= latest || !mutatesInput(graph.nodes[u], a, schemas)) continue;
       latest = u;
-      copy.rule = "R3";
+      copy.rule = CopyRule::R3;
       copy.text = "after " + percent(graph.nodes[u].name) + ": may write the value " +
                   percent(graph.nodes[*writeBack.valueNode].name) + throughAlias(graph, a, *writeBack.valueNode);
     }
@@ -546,7 +546,7 @@ PlannedCopy draftInsertionPoint(const Program& program, const GraphFacts& facts,
   for (std::size_t u : facts.users[writeBack.bufferNode]) {
     if (graph.nodes[u].isOutput() || u <= latest) continue;
     latest = u;
-    copy.rule = "R2";
+    copy.rule = CopyRule::R2;
     copy.text = "after " + percent(graph.nodes[u].name) + ": the last direct user of " +
                 graph.nodes[writeBack.bufferNode].name + " (aliases ignored)";
   }
@@ -554,7 +554,7 @@ PlannedCopy draftInsertionPoint(const Program& program, const GraphFacts& facts,
     for (std::size_t u : facts.users[*writeBack.valueNode]) {
       if (graph.nodes[u].isOutput() || u <= latest) continue;
       latest = u;
-      copy.rule = "R3";
+      copy.rule = CopyRule::R3;
       copy.text = "after " + percent(graph.nodes[u].name) + ": the last direct user of the value " +
                   percent(graph.nodes[*writeBack.valueNode].name) + " (any user counts as a writer)";
     }
@@ -582,7 +582,7 @@ PlacedProgram upstreamModel(const Program& program, const SchemaTable& schemas) 
       PlannedCopy copy;
       copy.writeBack = writeBack;
       copy.afterNode = outputIndex(program.graph);
-      copy.rule = "END";
+      copy.rule = CopyRule::End;
       copy.text = "before the output: upstream inserts every write-back there, in output-spec order";
       plan.push_back(std::move(copy));
     }
@@ -609,7 +609,7 @@ PlacedProgram pr20744Model(const Program& program, const SchemaTable& schemas) {
         PlannedCopy copy;
         copy.writeBack = writeBack;
         copy.afterNode = outputIndex(program.graph);
-        copy.rule = "END";
+        copy.rule = CopyRule::End;
         copy.text = "before the output, in output-spec order: the independence guard failed (" + *dependence + ")";
         plan.push_back(std::move(copy));
       } else {

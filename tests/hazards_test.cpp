@@ -111,7 +111,7 @@ std::vector<Expectation> placedStatements(const Program& program, Placement plac
       binding = binding.substr(0, binding.find_first_of(" :"));
     }
     EXPECT_EQ(e.bindingNode, binding) << e.copyNode << ": " << e.text;
-    out.push_back({ExpectKind::Copy, placement, e.copyNode, e.rule + " " + e.text, 0});
+    out.push_back({ExpectKind::Copy, placement, e.copyNode, std::string(toString(e.rule)) + " " + e.text, 0});
   }
   for (const std::string& skipped : placed.skipped) out.push_back({ExpectKind::Skip, placement, "skips", skipped, 0});
   return out;

@@ -99,7 +99,7 @@ const CopyExplanation* explanationOf(const PlacedProgram& placed, const std::str
   return nullptr;
 }
 
-void expectRule(const PlacedProgram& placed, const std::string& copy, const std::string& rule,
+void expectRule(const PlacedProgram& placed, const std::string& copy, CopyRule rule,
                 const std::string& bindingNode) {
   const CopyExplanation* e = explanationOf(placed, copy);
   if (!e) return;
@@ -136,7 +136,7 @@ TEST(UpstreamModel, TestMutableBuffers) {
   expectCopy(placed, "copy__1", "b_direct_copy_from_input", "x");
   EXPECT_EQ(returnedNames(placed), (Names{"copy_", "copy__1", "add"}));
   EXPECT_EQ(specNames(placed), (Names{"copy_", "copy__1", "add"}));
-  expectRule(placed, "copy_", "END", "");
+  expectRule(placed, "copy_", CopyRule::End, "");
 }
 
 TEST(Pr20744Model, TestMutableBuffersExpectedGraph) {
@@ -147,8 +147,8 @@ TEST(Pr20744Model, TestMutableBuffersExpectedGraph) {
   EXPECT_EQ(nodeNames(placed),
             (Names{"b_state", "b_direct_copy_from_input", "x", "copy__1", "add", "add_1", "copy_", "output"}));
   expectCopy(placed, "copy__1", "b_direct_copy_from_input", "x");
-  expectRule(placed, "copy__1", "R0", "x");
-  expectRule(placed, "copy_", "R1", "add_1");
+  expectRule(placed, "copy__1", CopyRule::R0, "x");
+  expectRule(placed, "copy_", CopyRule::R1, "add_1");
   EXPECT_EQ(returnedNames(placed), (Names{"copy_", "copy__1", "add"}));
   EXPECT_EQ(specNames(placed), (Names{"copy_", "copy__1", "add"}));
 }
@@ -312,7 +312,7 @@ TEST(Pr20744Model, B2ProgramKeepsPositions) {
   expectCopy(placed, "copy_", "x", "add");
   // index_put_(b_cache, [i], x) "aliases every input" (H11), so it counts as an alias of x;
   // mul is the last direct reader of x.
-  expectRule(placed, "copy_", "R2", "mul");
+  expectRule(placed, "copy_", CopyRule::R2, "mul");
   EXPECT_EQ(before(placed, "copy_"), "mul");
   EXPECT_EQ(returnedNames(placed), (Names{"index_put_", "copy_", "mul"}));
   EXPECT_EQ(specNames(placed), (Names{"index_put_", "copy_", "mul"}));
@@ -321,7 +321,7 @@ TEST(Pr20744Model, B2ProgramKeepsPositions) {
 TEST(Draft13857Model, B2ProgramKeepsPositions) {
   PlacedProgram placed = draft(b2Program());
   ASSERT_FALSE(placed.failure);
-  expectRule(placed, "copy_", "R2", "mul");
+  expectRule(placed, "copy_", CopyRule::R2, "mul");
   EXPECT_EQ(returnedNames(placed), (Names{"index_put_", "copy_", "mul"}));
 }
 
@@ -386,10 +386,10 @@ TEST(Hazards, H1OldValueReaderAfterTheValue) {
   EXPECT_EQ(returnedNames(up), (Names{"copy_", "add"}));
   PlacedProgram p = pr(program);
   EXPECT_EQ(before(p, "copy_"), "add");
-  expectRule(p, "copy_", "R2", "add");
+  expectRule(p, "copy_", CopyRule::R2, "add");
   PlacedProgram d = draft(program);
   EXPECT_EQ(before(d, "copy_"), "add");
-  expectRule(d, "copy_", "R2", "add");
+  expectRule(d, "copy_", CopyRule::R2, "add");
   for (const PlacedProgram* placed : {&up, &p, &d}) {
     EXPECT_FALSE(placed->failure);
     expectCopy(*placed, "copy_", "b_s", "mul");
@@ -411,12 +411,12 @@ TEST(Hazards, H2ReaderThroughADelegateAlias) {
   PlacedProgram p = pr(program);
   ASSERT_FALSE(p.failure);
   EXPECT_EQ(before(p, "copy_"), "add");
-  expectRule(p, "copy_", "R2", "add");
+  expectRule(p, "copy_", CopyRule::R2, "add");
   EXPECT_NE(explanationOf(p, "copy_")->text.find("through %getitem"), std::string::npos);
   // The draft sees only direct users of b_s (the delegate call): after the value, before add.
   PlacedProgram d = draft(program);
   EXPECT_EQ(before(d, "copy_"), "mul");
-  expectRule(d, "copy_", "R1", "mul");
+  expectRule(d, "copy_", CopyRule::R1, "mul");
   EXPECT_LT(pos(d, "copy_"), pos(d, "add"));
   PlacedProgram up = upstream(program);
   EXPECT_EQ(before(up, "output"), "copy_");
@@ -432,10 +432,10 @@ TEST(Hazards, H3MutationOfTheValueAfterItsDefinition) {
                         .returns({bufferMut("add", "s"), userOut("relu_")});
   PlacedProgram p = pr(program);
   EXPECT_EQ(before(p, "copy_"), "relu_");
-  expectRule(p, "copy_", "R3", "relu_");
+  expectRule(p, "copy_", CopyRule::R3, "relu_");
   PlacedProgram d = draft(program);
   EXPECT_EQ(before(d, "copy_"), "relu_");
-  expectRule(d, "copy_", "R3", "relu_");
+  expectRule(d, "copy_", CopyRule::R3, "relu_");
   PlacedProgram up = upstream(program);
   EXPECT_TRUE(up.skipped.empty());  // add is not an in-place lineage
   EXPECT_EQ(before(up, "output"), "copy_");
@@ -460,12 +460,12 @@ TEST(Hazards, H4MutationThroughAListArgument) {
   PlacedProgram p = pr(program);
   ASSERT_FALSE(p.failure);
   EXPECT_EQ(before(p, "copy_"), "add");
-  expectRule(p, "copy_", "R1", "add");
+  expectRule(p, "copy_", CopyRule::R1, "add");
   EXPECT_LT(pos(p, "copy_"), pos(p, "scale_all_"));
   // The draft takes every direct user of the value, so it lands after scale_all_ by accident.
   PlacedProgram d = draft(program);
   EXPECT_EQ(before(d, "copy_"), "scale_all_");
-  expectRule(d, "copy_", "R3", "scale_all_");
+  expectRule(d, "copy_", CopyRule::R3, "scale_all_");
   // The unused scale_all_ survives DCE: its schema is mutable.
   PlacedProgram up = upstream(program);
   EXPECT_EQ(nodeNames(up), (Names{"b_s", "x", "z", "add", "scale_all_", "mul", "copy_", "output"}));
@@ -482,7 +482,7 @@ TEST(Hazards, H5ViewCopyIsNotAnAlias) {
   PlacedProgram p = pr(program);
   ASSERT_FALSE(p.failure);
   EXPECT_EQ(before(p, "copy_"), "view_copy");
-  expectRule(p, "copy_", "R2", "view_copy");
+  expectRule(p, "copy_", CopyRule::R2, "view_copy");
   EXPECT_LT(pos(p, "copy_"), pos(p, "sum_1"));  // the wrong result once view_copy becomes a view
   PlacedProgram d = draft(program);
   EXPECT_EQ(before(d, "copy_"), "view_copy");
@@ -507,8 +507,8 @@ TEST(Hazards, H5CopyCopyVariantB3) {
   // copy_ (after add, the last reader of b_b).
   PlacedProgram p = pr(program);
   EXPECT_EQ(nodeNames(p), (Names{"b_b", "b_a", "x", "view_copy", "copy__1", "add", "copy_", "output"}));
-  expectRule(p, "copy__1", "R1", "view_copy");
-  expectRule(p, "copy_", "R1", "add");  // add also reads b_b: the first rule to reach it binds
+  expectRule(p, "copy__1", CopyRule::R1, "view_copy");
+  expectRule(p, "copy_", CopyRule::R1, "add");  // add also reads b_b: the first rule to reach it binds
   EXPECT_EQ(returnedNames(p), (Names{"copy_", "copy__1"}));
 }
 
@@ -522,7 +522,7 @@ TEST(Hazards, H6aReaderOfABufferSharingResult) {
                         .returns({bufferMut("mul", "s"), userOut("add")});
   PlacedProgram p = pr(program);
   EXPECT_EQ(before(p, "copy_"), "relu");  // _share_alloc_with_arg_idx ignored: add reads the new s
-  expectRule(p, "copy_", "R2", "relu");
+  expectRule(p, "copy_", CopyRule::R2, "relu");
   PlacedProgram d = draft(program);
   EXPECT_EQ(before(d, "copy_"), "relu");
   PlacedProgram up = upstream(program);
@@ -538,10 +538,10 @@ TEST(Hazards, H6bClobberOfTheValue) {
                         .returns({bufferMut("add", "s"), userOut("relu")});
   PlacedProgram p = pr(program);
   EXPECT_EQ(before(p, "copy_"), "add");  // accidentally before the clobber
-  expectRule(p, "copy_", "R1", "add");
+  expectRule(p, "copy_", CopyRule::R1, "add");
   PlacedProgram d = draft(program);
   EXPECT_EQ(before(d, "copy_"), "relu");
-  expectRule(d, "copy_", "R3", "relu");
+  expectRule(d, "copy_", CopyRule::R3, "relu");
   PlacedProgram up = upstream(program);
   EXPECT_EQ(before(up, "output"), "copy_");
 }
@@ -579,7 +579,7 @@ TEST(Hazards, H8CopyCopyReadBeforeWrite) {
   PlacedProgram p = pr(program);
   ASSERT_EQ(p.copies.size(), 1u);
   EXPECT_EQ(before(p, "copy_"), "add");
-  expectRule(p, "copy_", "R1", "add");
+  expectRule(p, "copy_", CopyRule::R1, "add");
   PlacedProgram d = draft(program);
   EXPECT_EQ(before(d, "copy_"), "add");
 }
@@ -597,10 +597,10 @@ TEST(Hazards, H9DelegatesAreConservative) {
                         .returns({bufferMut("mul", "s"), userOut("getitem")});
   PlacedProgram p = pr(program);
   EXPECT_EQ(before(p, "copy_"), "getitem");
-  expectRule(p, "copy_", "R3", "getitem");
+  expectRule(p, "copy_", CopyRule::R3, "getitem");
   PlacedProgram d = draft(program);
   EXPECT_EQ(before(d, "copy_"), "executorch_call_delegate");
-  expectRule(d, "copy_", "R3", "executorch_call_delegate");
+  expectRule(d, "copy_", CopyRule::R3, "executorch_call_delegate");
 }
 
 TEST(Hazards, H10AncestorAliasOfTheValue) {
@@ -618,7 +618,7 @@ TEST(Hazards, H10AncestorAliasOfTheValue) {
   // The forward walk from relu_ never reaches add_ (which writes mul, hence relu_).
   PlacedProgram p = pr(program);
   EXPECT_EQ(before(p, "copy_"), "relu_");
-  expectRule(p, "copy_", "R1", "relu_");
+  expectRule(p, "copy_", CopyRule::R1, "relu_");
   PlacedProgram d = draft(program);
   EXPECT_EQ(before(d, "copy_"), "relu_");
 }
@@ -633,7 +633,7 @@ TEST(Hazards, H11AnyAliasingReturnAliasesEveryInput) {
                         .returns({bufferMut("mul", "s"), userOut("add")});
   PlacedProgram p = pr(program);
   EXPECT_EQ(before(p, "copy_"), "add");  // expand_as "aliases" b_s too: later than needed
-  expectRule(p, "copy_", "R2", "add");
+  expectRule(p, "copy_", CopyRule::R2, "add");
   EXPECT_NE(explanationOf(p, "copy_")->text.find("through %expand_as"), std::string::npos);
   PlacedProgram d = draft(program);
   EXPECT_EQ(before(d, "copy_"), "expand_as");
@@ -658,15 +658,15 @@ TEST(Hazards, H12GlobalFallbackSendsEveryCopyToTheEnd) {
   // All three at the end in spec order, the independent write-back of c included.
   EXPECT_EQ(nodeNames(p),
             (Names{"b_a", "b_b", "b_c", "x", "add", "expand", "mul", "copy_", "copy__1", "copy__2", "output"}));
-  for (const char* copy : {"copy_", "copy__1", "copy__2"}) expectRule(p, copy, "END", "");
+  for (const char* copy : {"copy_", "copy__1", "copy__2"}) expectRule(p, copy, CopyRule::End, "");
   EXPECT_EQ(returnedNames(p), (Names{"copy_", "copy__1", "copy__2"}));
   // The draft has no guard: copy_ (after expand, the last direct user of b_a) and copy__1
   // (after its value, expand) share an anchor and come out reversed; copy__2 after mul.
   PlacedProgram d = draft(guardProgram());
   EXPECT_EQ(nodeNames(d),
             (Names{"b_a", "b_b", "b_c", "x", "add", "expand", "copy__1", "copy_", "mul", "copy__2", "output"}));
-  expectRule(d, "copy_", "R2", "expand");
-  expectRule(d, "copy__1", "R1", "expand");
+  expectRule(d, "copy_", CopyRule::R2, "expand");
+  expectRule(d, "copy__1", CopyRule::R1, "expand");
   EXPECT_EQ(returnedNames(d), (Names{"copy_", "copy__1", "copy__2"}));
 }
 

@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/placement.h"
@@ -56,6 +57,20 @@ TEST(Placement, NamesRoundTrip) {
   EXPECT_EQ(toString(Placement::Early), "early");
   EXPECT_EQ(toString(Placement::Pr20744), "pr20744");
   EXPECT_FALSE(placementFromString("earliest").has_value());
+}
+
+// The rules print as `place --explain`, `--json` and the corpus files write them.
+TEST(Placement, CopyRulesHaveOneNameEach) {
+  const std::pair<CopyRule, const char*> names[] = {
+      {CopyRule::R0, "R0"},       {CopyRule::R1, "R1"},   {CopyRule::R2, "R2"},       {CopyRule::R3, "R3"},
+      {CopyRule::CopyOrder, "C"}, {CopyRule::End, "END"}, {CopyRule::Clone, "CLONE"},
+  };
+  for (const auto& [rule, name] : names) {
+    EXPECT_EQ(toString(rule), name);
+    EXPECT_EQ(copyRuleFromString(name), rule) << name;
+  }
+  EXPECT_FALSE(copyRuleFromString("r2").has_value());
+  EXPECT_FALSE(copyRuleFromString("").has_value());
 }
 
 TEST(Placement, SchemasForAddsTheProgramsOwn) {
@@ -391,7 +406,7 @@ TEST(Placement, WritesOfOneTargetKeepOutputOrder) {
   PlacedProgram placed = place(p, Placement::Early, tableFor(p));
   EXPECT_EQ(layout(placed.program), "mul add copy_[b_s<-add] copy__1[b_s<-mul]");
   ASSERT_EQ(placed.copies.size(), 2u);
-  EXPECT_EQ(placed.copies[1].rule, "C");
+  EXPECT_EQ(placed.copies[1].rule, CopyRule::CopyOrder);
   EXPECT_EQ(placed.copies[1].bindingNode, "copy_");
 }
 
@@ -419,7 +434,7 @@ TEST(Placement, PlanMatchesThePlacedProgram) {
   EXPECT_EQ(p.graph.nodes[plan.copies[0].afterNode].name, "x");
   EXPECT_EQ(p.graph.nodes[plan.copies[1].afterNode].name, "add");
   EXPECT_EQ(p.graph.nodes[plan.copies[2].afterNode].name, "mul");
-  EXPECT_EQ(plan.copies[0].rule, "R0");
+  EXPECT_EQ(plan.copies[0].rule, CopyRule::R0);
 }
 
 }  // namespace
