@@ -308,8 +308,8 @@ struct Program {
   std::vector<Submodule> submodules;
   // `Range constraints: {...}` as printed, without the heading; empty if absent.
   std::string rangeConstraints;
-  // True when the reader had to infer the signature (no signature in the text).
-  // Not part of equality: a written-and-read program has an explicit signature.
+  // True when the reader had to infer the signature (no signature in the text). The writer
+  // notes it in a comment the reader knows again. Not part of equality.
   bool signatureInferred = false;
 
   friend bool operator==(const Program& a, const Program& b) {

@@ -19,7 +19,7 @@ namespace wb {
 
 // Caps that keep hostile input from exhausting memory or the stack.
 struct ReadLimits {
-  std::size_t maxBytes = 64u << 20;       // whole input
+  std::size_t maxBytes = std::size_t{1} << 30;  // whole input (a 10^6-node printout is ~74 MB)
   std::size_t maxNodes = 2'000'000;
   std::size_t maxListLength = 100'000;    // items in one list or tuple literal
   std::size_t maxNesting = 64;            // brackets inside one expression
@@ -32,10 +32,24 @@ struct ReadLimits {
 // names, references to undefined or later nodes, signature names that are no node) and leaves
 // the rest of the structure to validate().
 //
+// Every line of the input is read or is an error; nothing is skipped unread:
+// - Before the program: blank lines and `#` comments (a wbcheck file's header). Module code
+//   (form 2: `class ...`, a bare `def forward`) may also have the statements of a Python
+//   module around it (a minifier repro's imports, `load_args` and driver): imports,
+//   assignments, calls and `def`/`if`/`with` blocks, whose bodies are lexed, not interpreted.
+// - After the graph: blank lines, `#` comments, the graph signature (with or without the
+//   `Graph signature:` heading; the text form `# inputs` / `# outputs` or the repr form
+//   `ExportGraphSignature(...)`, on one line or pretty-printed), `Range constraints: {...}`
+//   (kept as printed) and `Schemas:`; for module code also module statements. Anything else
+//   is an error at its position.
+// - An explicit signature is checked against the graph: an input spec that names no
+//   placeholder, a placeholder named twice or not at all, an output spec that names no node,
+//   or more or fewer output specs than returned values are errors at the spec (or the
+//   signature's first line). It is never replaced by an inferred one.
+//
 // Decisions the formats leave open:
-// - Text before the program (imports of a minifier repro, a comment header) and after it
-//   (a repro's driver code, test-harness remnants) that is none of the known sections is ignored.
-// - Inferred signatures: `b_x` is a BUFFER with target "x" and persistent=True; `p_x` a
+// - Inferred signatures (only where the input prints none; Program::signatureInferred, and the
+//   writer says so in a comment that reads back to the same flag): `b_x` is a BUFFER with target "x" and persistent=True; `p_x` a
 //   PARAMETER; `c_x` and `_lifted_tensor_constant*` CONSTANT_TENSORs; anything else a USER_INPUT
 //   (so make_fx's `b_1` reads as a buffer). Only copies into BUFFER or USER_INPUT placeholders
 //   are lifted; the block stops at the first copy (from the end) that cannot be.

@@ -1,13 +1,15 @@
 // core/text_reader.cpp: readProgram (core/text.h): the structure of the three printed forms.
 //
-// The reader finds where the program starts (skipping the imports of a minifier repro or a
-// comment header), reads the graph in the form it finds there -- `ExportedProgram:` / `class`
-// (forms 1 and 2), a bare `def forward` (form 2), `graph():` (form 3) -- and then the sections
-// that may follow: the graph signature (text or repr form), `Schemas:`, `Range constraints:`.
-// Text after the program that is none of these (test-harness remnants, a repro's driver code)
-// is ignored. Statements are lexed and parsed by text_lexer.cpp and text_parser.cpp.
+// The reader finds where the program starts, reads what comes before it (comments; for module
+// code the statements of a Python module), the graph in the form it finds there --
+// `ExportedProgram:` / `class` (forms 1 and 2), a bare `def forward` (form 2), `graph():`
+// (form 3) -- and then the sections that may follow: the graph signature (text or repr form,
+// with or without its heading), `Schemas:`, `Range constraints:`. Any other text is an error:
+// nothing is skipped unread. Statements are lexed and parsed by text_lexer.cpp and
+// text_parser.cpp.
 #include <charconv>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
 #include <new>
 #include <optional>
@@ -162,14 +164,17 @@ class ProgramReader {
   ProgramReader(const Source& source, const ReadLimits& limits) : source_(source), limits_(limits) {}
 
   Program read() {
-    std::size_t line = findStart();
+    const std::size_t start = findStart();
+    const bool moduleCode = isModuleCode(source_.stripped(start));
+    readPrelude(start, moduleCode);
+    std::size_t line = start;
     GraphBuilder main(source_, limits_, nodeCount_);
     readMainGraph(line, main);
-    readSections(line);
+    readSections(line, moduleCode);
     main.checkReferences();
     program_.graph = std::move(main.graph);
     if (signatureFound_) {
-      checkSignatureNames();
+      checkSignature();
     } else {
       program_.signature = inferSignature(program_.graph, std::move(main.hints));
       program_.signatureInferred = true;
@@ -183,6 +188,31 @@ class ProgramReader {
   static bool isStartLine(std::string_view s) {
     return s == "ExportedProgram:" || startsWith(s, "class ") || startsWith(s, "def forward(") ||
            startsWith(s, "graph(");
+  }
+
+  // Form 2 (`class ...` or a bare `def forward`) is Python module code: a minifier repro puts
+  // imports before it and driver code after it. Forms 1 and 3 are printouts with nothing
+  // around them but comments and the sections that follow the graph.
+  static bool isModuleCode(std::string_view startLine) {
+    return startsWith(startLine, "class ") || startsWith(startLine, "def forward(");
+  }
+
+  // The lines before the program: blank lines and comments, and for module code the
+  // statements of the module (read by readModuleStatement).
+  void readPrelude(std::size_t start, bool moduleCode) {
+    std::size_t line = 0;
+    while (line < start) {
+      if (source_.isBlankOrComment(line)) { ++line; continue; }
+      if (!moduleCode)
+        source_.fail(linePos(line, source_.indentOf(line)),
+                     "unexpected text before the program (only comments may precede '" +
+                         std::string(source_.stripped(start)) + "')");
+      const std::size_t statement = line;
+      readModuleStatement(line);
+      if (line > start)
+        source_.fail(linePos(statement, source_.indentOf(statement)),
+                     "this statement runs into the program at line " + std::to_string(start + 1));
+    }
   }
 
   std::size_t findStart() const {
@@ -239,7 +269,19 @@ class ProgramReader {
     ++line;
     bool haveForward = false;
     while (line < source_.lineCount()) {
-      if (source_.isBlankOrComment(line)) { ++line; continue; }
+      if (source_.isBlank(line)) { ++line; continue; }
+      // A comment belongs to the class if code of the class follows it: `# inputs` after the
+      // class starts a signature.
+      if (source_.isBlankOrComment(line) && source_.indentOf(line) > classIndent) { ++line; continue; }
+      if (source_.isBlankOrComment(line)) {
+        std::size_t next = line;
+        while (next < source_.lineCount() && source_.isBlankOrComment(next)) ++next;
+        if (next < source_.lineCount() && source_.indentOf(next) > classIndent) {
+          line = next;
+          continue;
+        }
+        break;
+      }
       if (source_.indentOf(line) <= classIndent) break;
       std::string_view s = source_.stripped(line);
       if (startsWith(s, "def forward(")) {
@@ -247,7 +289,7 @@ class ProgramReader {
         readForward(line, builder);
         haveForward = true;
       } else if (startsWith(s, "def ")) {
-        skipBlock(line);  // __init__ of a repro, helper methods: not part of the graph
+        readModuleStatement(line);  // __init__ of a repro, helper methods: not part of the graph
       } else if (startsWith(s, "class ")) {
         readSubmodule(line, depth + 1);
       } else if (startsWith(s, "\"\"\"") || startsWith(s, "'''")) {
@@ -271,10 +313,76 @@ class ProgramReader {
     program_.submodules[slot].graph = std::move(builder.graph);
   }
 
-  void skipBlock(std::size_t& line) {
+  // --- Python module code around form 2 -----------------------------------------------------
+  //
+  // A minifier repro is a Python module: imports, assignments and calls, `def`/`if`/`with`
+  // blocks (load_args, the `__main__` driver), and the class whose forward() is the program.
+  // Each top-level statement outside the class must be one of those kinds; the body of a
+  // block other than forward() is lexed (every token valid, every bracket closed) but not
+  // interpreted. Anything else -- prose, a second program -- is an error.
+
+  static bool isBlockKeyword(const Token& t) {
+    static constexpr std::string_view kKeywords[] = {"def", "if", "elif", "else", "with", "for", "while",
+                                                     "try", "except", "finally", "async"};
+    if (t.kind != TokenKind::Name) return false;
+    for (std::string_view k : kKeywords)
+      if (t.text == k) return true;
+    return false;
+  }
+
+  void readModuleStatement(std::size_t& line) {
     const std::size_t indent = source_.indentOf(line);
-    ++line;
-    while (line < source_.lineCount() && (source_.isBlank(line) || source_.indentOf(line) > indent)) ++line;
+    TokenCursor c = lexAt(line);
+    const Token head = c.peek();
+    if (head.isName("import") || head.isName("from")) return readImport(c);
+    if (isBlockKeyword(head)) {
+      Token last = head;
+      while (!c.atEnd()) last = c.next();
+      if (!last.isPunct(":")) c.fail(c.peek(), "expected ':' at the end of the '" + head.text + "' line");
+      c.expectEnd("after ':'");
+      return readBlockBody(line, indent, head);
+    }
+    const char* expected =
+        "expected a Python statement outside the program (an import, an assignment, a call, or a def/if/with block)";
+    if (head.kind != TokenKind::Name) c.fail(head, expected);
+    Expr first = c.parseExpr();
+    if (c.acceptPunct("=")) {
+      if (first.kind != Expr::Kind::Name && first.kind != Expr::Kind::Subscript) c.fail(head, expected);
+      c.parseExpr();
+      while (c.acceptPunct("=")) c.parseExpr();
+    } else if (first.kind != Expr::Kind::Call) {
+      c.fail(c.atEnd() ? head : c.peek(), expected);
+    }
+    c.expectEnd("after the statement");
+  }
+
+  // import a.b [as c], d | from a.b import x [as y], (p, q) | from m import *
+  static void readImport(TokenCursor& c) {
+    const Token keyword = c.next();
+    bool sawImport = keyword.isName("import");
+    bool wantName = true;
+    while (!c.atEnd()) {
+      const Token& t = c.next();
+      if (t.isName("import") && !sawImport) { sawImport = true; wantName = true; continue; }
+      if (t.kind == TokenKind::Name && !t.isName("import")) { wantName = false; continue; }
+      if (t.isPunct("*")) { wantName = false; continue; }
+      if (t.isPunct(".") || t.isPunct(",") || t.isPunct("(") || t.isPunct(")")) continue;
+      c.fail(t, "unexpected token in an import statement");
+    }
+    if (!sawImport || wantName) c.fail(c.peek(), "incomplete import statement");
+    c.expectEnd("after the import");
+  }
+
+  // The indented lines after a block's header line, lexed logical line by logical line.
+  void readBlockBody(std::size_t& line, std::size_t headerIndent, const Token& header) {
+    bool any = false;
+    while (line < source_.lineCount()) {
+      if (source_.isBlankOrComment(line)) { ++line; continue; }
+      if (source_.indentOf(line) <= headerIndent) break;
+      lexLogicalLine(source_, line, limits_);
+      any = true;
+    }
+    if (!any) source_.fail(header.pos, "the '" + header.text + "' block has no body");
   }
 
   // --- def forward (forms 1 and 2) ---------------------------------------------------------
@@ -707,7 +815,10 @@ class ProgramReader {
 
   // --- Sections after the graph --------------------------------------------------------------
 
-  void readSections(std::size_t line) {
+  // After the graph: blank lines and comments, the graph signature (with or without the
+  // `Graph signature:` heading, in the text or the repr form), `Range constraints:`,
+  // `Schemas:`, and for module code the module's further statements. Nothing else.
+  void readSections(std::size_t line, bool moduleCode) {
     while (line < source_.lineCount()) {
       if (source_.isBlank(line)) { ++line; continue; }
       std::string_view s = source_.stripped(line);
@@ -716,19 +827,55 @@ class ProgramReader {
       } else if (s == "# inputs" || s == "# outputs") {
         noteSignature(line);
         readTextSignature(line);
+      } else if (isBareReprSignature(s)) {
+        noteSignature(line);
+        TokenCursor c = lexAt(line);
+        readReprSignature(c);
+      } else if (s.front() == '#') {
+        ++line;  // a comment
       } else if (startsWith(s, "Range constraints:")) {
-        program_.rangeConstraints = std::string(trim(s.substr(18)));
-        ++line;
+        readRangeConstraints(line);
       } else if (startsWith(s, "Schemas:")) {
         readSchemas(line);
+      } else if (moduleCode) {
+        readModuleStatement(line);
       } else {
-        ++line;  // not part of the program: test-harness remnants, a repro's driver code
+        source_.fail(linePos(line, source_.indentOf(line)),
+                     "unexpected text after the program (expected 'Graph signature:', a signature "
+                     "('# inputs' or 'ExportGraphSignature(...)'), 'Range constraints:' or 'Schemas:')");
       }
     }
   }
 
+  static bool isBareReprSignature(std::string_view s) { return startsWith(s, "ExportGraphSignature("); }
+
   static bool isSectionHeading(std::string_view s) {
-    return startsWith(s, "Graph signature:") || startsWith(s, "Range constraints:") || startsWith(s, "Schemas:");
+    return startsWith(s, "Graph signature:") || startsWith(s, "Range constraints:") || startsWith(s, "Schemas:") ||
+           isBareReprSignature(s);
+  }
+
+  // `Range constraints: {s0: VR[2, 10]}`: kept as printed (it may span lines while a bracket is
+  // open); wbcheck does not interpret it.
+  void readRangeConstraints(std::size_t& line) {
+    const std::size_t first = line;
+    const Pos pos = linePos(line, source_.indentOf(line));
+    if (rangeConstraintsFound_) source_.fail(pos, "a second 'Range constraints:' section");
+    rangeConstraintsFound_ = true;
+    TokenCursor c = lexAt(line);
+    c.expectName("Range");
+    c.expectName("constraints");
+    c.expectPunct(":", "after 'Range constraints'");
+    if (!c.peek().isPunct("{")) c.fail(c.peek(), "expected '{' after 'Range constraints:'");
+    int depth = 0;
+    do {
+      const Token& t = c.next();
+      if (t.isPunct("{") || t.isPunct("[") || t.isPunct("(")) ++depth;
+      if (t.isPunct("}") || t.isPunct("]") || t.isPunct(")")) --depth;
+    } while (depth > 0);
+    c.expectEnd("after the range constraints");
+    std::string text(trim(source_.stripped(first).substr(18)));
+    for (std::size_t l = first + 1; l < line; ++l) text += "\n" + std::string(source_.line(l));
+    program_.rangeConstraints = std::move(text);
   }
 
   void readSchemas(std::size_t& line) {
@@ -743,6 +890,7 @@ class ProgramReader {
   void noteSignature(std::size_t line) {
     if (signatureFound_) source_.fail(linePos(line, source_.indentOf(line)), "a second graph signature");
     signatureFound_ = true;
+    signaturePos_ = linePos(line, source_.indentOf(line));
   }
 
   void readSignatureSection(std::size_t& line) {
@@ -778,6 +926,7 @@ class ProgramReader {
       if (s.front() == '#') {
         if (s == "# inputs") part = Part::Inputs;
         if (s == "# outputs") part = Part::Outputs;
+        if (s == kInferredSignatureNote) program_.signatureInferred = true;
         ++line;
         continue;
       }
@@ -832,19 +981,26 @@ class ProgramReader {
 
   // ExportGraphSignature(input_specs=[InputSpec(kind=<InputKind.BUFFER: 3>,
   //   arg=TensorArgument(name='b_x'), target='x', persistent=True), ...], output_specs=[...])
+  // Every field is read: an unknown one is an error, not a field to skip.
   void readReprSignature(TokenCursor& c) {
     Expr e = c.parseExpr();
     c.expectEnd("after the graph signature");
     if (e.kind != Expr::Kind::Call || !endsWith(e.text, "ExportGraphSignature"))
       source_.fail(e.pos, "expected 'ExportGraphSignature(input_specs=[...], output_specs=[...])'");
+    if (!e.items.empty()) source_.fail(e.items[0].pos, "ExportGraphSignature takes keyword fields only (input_specs=..., output_specs=...)");
+    bool seen[2] = {false, false};
     for (std::size_t i = 0; i < e.keywordNames.size(); ++i) {
       const Expr& list = e.keywordValues[i];
       bool isInput = e.keywordNames[i] == "input_specs";
       if (!isInput && e.keywordNames[i] != "output_specs")
-        source_.fail(list.pos, "unknown field '" + e.keywordNames[i] + "' of ExportGraphSignature");
+        source_.fail(list.pos, "unknown field '" + e.keywordNames[i] + "' of ExportGraphSignature (expected input_specs or output_specs)");
+      if (seen[isInput]) source_.fail(list.pos, "a second '" + e.keywordNames[i] + "' field");
+      seen[isInput] = true;
       if (list.kind != Expr::Kind::List) source_.fail(list.pos, "expected a list of specs");
       for (const Expr& spec : list.items) readReprSpec(spec, isInput);
     }
+    if (!seen[1]) source_.fail(e.pos, "ExportGraphSignature without input_specs=[...]");
+    if (!seen[0]) source_.fail(e.pos, "ExportGraphSignature without output_specs=[...]");
   }
 
   static const Expr* keyword(const Expr& call, std::string_view name) {
@@ -853,43 +1009,95 @@ class ProgramReader {
     return nullptr;
   }
 
+  // Fails unless every field of `call` is one of `allowed` (and none is positional or repeated).
+  void checkFields(const Expr& call, std::initializer_list<std::string_view> allowed) const {
+    if (!call.items.empty()) source_.fail(call.items[0].pos, "positional field in " + call.text + "(...): expected name=value");
+    for (std::size_t i = 0; i < call.keywordNames.size(); ++i) {
+      const std::string& name = call.keywordNames[i];
+      bool known = false;
+      for (std::string_view a : allowed) known = known || name == a;
+      std::string list;
+      for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      if (!known) source_.fail(call.keywordValues[i].pos, "unknown field '" + name + "' of " + call.text + " (expected " + list + ")");
+      for (std::size_t j = 0; j < i; ++j)
+        if (call.keywordNames[j] == name) source_.fail(call.keywordValues[i].pos, "field '" + name + "' given twice");
+    }
+  }
+
   void readReprSpec(const Expr& spec, bool isInput) {
     const char* expected = isInput ? "InputSpec" : "OutputSpec";
     if (spec.kind != Expr::Kind::Call || !endsWith(spec.text, expected))
       source_.fail(spec.pos, std::string("expected ") + expected + "(kind=..., arg=..., target=...)");
+    if (isInput) checkFields(spec, {"kind", "arg", "target", "persistent"});
+    else checkFields(spec, {"kind", "arg", "target"});
     const Expr* kind = keyword(spec, "kind");
     const Expr* arg = keyword(spec, "arg");
     if (!kind || kind->kind != Expr::Kind::Enum)
-      source_.fail(spec.pos, std::string(expected) + " without kind=<" + (isInput ? "InputKind" : "OutputKind") + ".X: n>");
-    if (!arg || arg->kind != Expr::Kind::Call) source_.fail(spec.pos, std::string(expected) + " without arg=...Argument(name=...)");
+      source_.fail(kind ? kind->pos : spec.pos, std::string(expected) + " without kind=<" + (isInput ? "InputKind" : "OutputKind") + ".X: n>");
+    if (!arg || arg->kind != Expr::Kind::Call || !endsWith(arg->text, "Argument"))
+      source_.fail(arg ? arg->pos : spec.pos, std::string(expected) + " without arg=...Argument(name=...)");
+    checkFields(*arg, {"name", "value", "class_fqn", "fake_val"});
     std::string name;
-    if (const Expr* n = keyword(*arg, "name"); n && n->kind == Expr::Kind::String) name = n->text;
+    if (const Expr* n = keyword(*arg, "name")) {
+      if (n->kind != Expr::Kind::String) source_.fail(n->pos, "the argument's name must be a string such as 'x'");
+      name = n->text;
+    }
     std::string target;
-    if (const Expr* t = keyword(spec, "target"); t && t->kind == Expr::Kind::String) target = t->text;
+    if (const Expr* t = keyword(spec, "target"); t && t->kind != Expr::Kind::None) {
+      if (t->kind != Expr::Kind::String) source_.fail(t->pos, "target must be a string or None");
+      target = t->text;
+    }
     std::optional<bool> persistent;
-    if (const Expr* p = keyword(spec, "persistent"); p && p->kind == Expr::Kind::Bool) persistent = p->boolean;
+    if (const Expr* p = keyword(spec, "persistent"); p && p->kind != Expr::Kind::None) {
+      if (p->kind != Expr::Kind::Bool) source_.fail(p->pos, "persistent must be True, False or None");
+      persistent = p->boolean;
+    }
     Token kindToken;
     kindToken.text = kind->text;
     kindToken.pos = kind->pos;
     addSpec(isInput, kindToken, std::move(name), std::move(target), persistent, spec.pos);
   }
 
-  // The explicit signature must name nodes that exist: inputs name placeholders, outputs name
-  // nodes (the full one-to-one check is validate()'s).
-  void checkSignatureNames() {
-    std::unordered_map<std::string, const Node*> byName;
-    for (const Node& node : program_.graph.nodes) byName.emplace(node.name, &node);
-    for (const auto& [spec, pos] : inputs_) {
+  // An explicit signature must match the graph: every input spec names a placeholder, no
+  // placeholder twice, and none is left out; every output spec names a node, one per returned
+  // value. Each error points at the spec (or, for a spec that is missing, at the signature).
+  // The order and the targets are validate()'s to check.
+  void checkSignature() {
+    const Graph& graph = program_.graph;
+    std::unordered_map<std::string_view, std::size_t> byName;
+    byName.reserve(graph.nodes.size());
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) byName.emplace(graph.nodes[i].name, i);
+    constexpr std::size_t kUnclaimed = static_cast<std::size_t>(-1);
+    std::vector<std::size_t> claimedBy(graph.nodes.size(), kUnclaimed);
+    for (std::size_t s = 0; s < inputs_.size(); ++s) {
+      const auto& [spec, pos] = inputs_[s];
       auto it = byName.find(spec.name);
-      if (it == byName.end() || !it->second->isPlaceholder())
+      if (it == byName.end() || !graph.nodes[it->second].isPlaceholder())
         source_.fail(pos, "signature input '" + spec.name + "' names no placeholder of forward()");
-      program_.signature.inputs.push_back(spec);
+      std::size_t& claimed = claimedBy[it->second];
+      if (claimed != kUnclaimed)
+        source_.fail(pos, "signature input '" + spec.name + "' names the same placeholder as the input spec at " +
+                              positionText(inputs_[claimed].pos));
+      claimed = s;
     }
-    for (const auto& [spec, pos] : outputs_) {
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i)
+      if (graph.nodes[i].isPlaceholder() && claimedBy[i] == kUnclaimed)
+        source_.fail(signaturePos_, "the graph signature has no input spec for placeholder '" + graph.nodes[i].name + "'");
+    for (const auto& [spec, pos] : outputs_)
       if (!spec.name.empty() && !byName.count(spec.name))
         source_.fail(pos, "signature output '" + spec.name + "' names no node of the graph");
-      program_.signature.outputs.push_back(spec);
+    if (!graph.nodes.empty() && graph.nodes.back().isOutput() && graph.nodes.back().args.size() == 1) {
+      const std::size_t returned = graph.returnedArgs().size();
+      if (outputs_.size() > returned)
+        source_.fail(outputs_[returned].pos, "signature output '" + outputs_[returned].spec.name + "' is spec #" +
+                                                 std::to_string(returned) + " but the graph returns " +
+                                                 std::to_string(returned) + " value(s)");
+      if (outputs_.size() < returned)
+        source_.fail(signaturePos_, "the graph signature has " + std::to_string(outputs_.size()) +
+                                        " output spec(s) but the graph returns " + std::to_string(returned) + " value(s)");
     }
+    for (const auto& located : inputs_) program_.signature.inputs.push_back(located.spec);
+    for (const auto& located : outputs_) program_.signature.outputs.push_back(located.spec);
   }
 
   const Source& source_;
@@ -897,6 +1105,8 @@ class ProgramReader {
   Program program_;
   std::size_t nodeCount_ = 0;
   bool signatureFound_ = false;
+  bool rangeConstraintsFound_ = false;
+  Pos signaturePos_;
   std::vector<Located<InputSpec>> inputs_;
   std::vector<Located<OutputSpec>> outputs_;
 };

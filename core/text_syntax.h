@@ -158,6 +158,11 @@ struct InferenceHints {
 // `graph` into mutation outputs (text_infer.cpp).
 Signature inferSignature(Graph& graph, InferenceHints hints);
 
+// The comment the writer puts in the signature of a program whose signature the reader inferred,
+// and from which the reader knows it again: a placed program says that nobody printed its
+// signature (core/text.h).
+inline constexpr std::string_view kInferredSignatureNote = "# inferred by wbcheck: the input printed no signature";
+
 // Formatting shared by the writer and the reader's canonical token text.
 std::string formatFloat(double value);           // Python repr: 1.0, 1e-05, inf, nan
 std::string quoteString(std::string_view value); // 'a\'b'

@@ -247,8 +247,11 @@ std::string formatOutputSpec(const OutputSpec& spec) {
   return out;
 }
 
-void writeSignature(std::string& out, const Signature& signature) {
-  out += "Graph signature:\n    # inputs\n";
+void writeSignature(std::string& out, const Program& program) {
+  const Signature& signature = program.signature;
+  out += "Graph signature:\n";
+  if (program.signatureInferred) out += "    " + std::string(text::kInferredSignatureNote) + "\n";
+  out += "    # inputs\n";
   for (const InputSpec& spec : signature.inputs) out += "    " + formatInputSpec(spec) + "\n";
   out += "\n    # outputs\n";
   for (const OutputSpec& spec : signature.outputs) out += "    " + formatOutputSpec(spec) + "\n";
@@ -264,7 +267,7 @@ std::string writeProgram(const Program& program) {
     writeForward(out, sub.graph, "            ");
   }
   out += "\n";
-  writeSignature(out, program.signature);
+  writeSignature(out, program);
   if (!program.schemas.empty()) {
     out += "\nSchemas:\n";
     for (const std::string& schema : program.schemas) out += "    " + schema + "\n";

@@ -154,6 +154,132 @@ std::vector<Case> cases() {
   };
 }
 
+// Text the reader does not understand is never skipped: after each of the three forms, between
+// the graph and its signature, before the program, and in the signature itself (a bare one, in
+// either form, included). Every case names the line of the offending text or spec.
+const std::string kGarbage = "This is not part of the program; it must not be skipped.\n";
+
+std::string strGraph() {
+  return "graph():\n"
+         "    %b_s : [num_users=1] = placeholder[target=b_s]\n"
+         "    %x : [num_users=1] = placeholder[target=x]\n"
+         "    %add : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%b_s, %x), kwargs = {})\n"
+         "    return (add,)\n";
+}
+
+std::string formOneGraph() {
+  return "ExportedProgram:\n"
+         "    class GraphModule(torch.nn.Module):\n"
+         "        def forward(self, b_s: \"f32[4]\", x: \"f32[4]\"):\n"
+         "            add: \"f32[4]\" = torch.ops.aten.add.Tensor(b_s, x)\n"
+         "            return (add,)\n";
+}
+
+std::string moduleCode() {
+  return "def forward(self, b_s, x):\n"
+         "    add = torch.ops.aten.add.Tensor(b_s, x)\n"
+         "    return (add,)\n";
+}
+
+std::string reprSpec(const std::string& kind, const std::string& name, const std::string& target) {
+  bool input = kind.rfind("Input", 0) == 0;
+  return std::string(input ? "InputSpec" : "OutputSpec") + "(kind=<" + kind + ": 1>, arg=TensorArgument(name='" + name +
+         "'), target=" + target + (input ? ", persistent=None" : "") + ")";
+}
+
+std::string reprSignature(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+  std::string out = "ExportGraphSignature(input_specs=[";
+  for (std::size_t i = 0; i < inputs.size(); ++i) out += (i ? ", " : "") + inputs[i];
+  out += "], output_specs=[";
+  for (std::size_t i = 0; i < outputs.size(); ++i) out += (i ? ", " : "") + outputs[i];
+  return out + "])\n";
+}
+
+const std::string kTextSignature =
+    "# inputs\nb_s: BUFFER target='s' persistent=True\nx: USER_INPUT\n\n# outputs\nadd: BUFFER_MUTATION target='s'\n";
+
+std::string goodRepr() {
+  return reprSignature({reprSpec("InputKind.BUFFER", "b_s", "'s'"), reprSpec("InputKind.USER_INPUT", "x", "None")},
+                       {reprSpec("OutputKind.BUFFER_MUTATION", "add", "'s'")});
+}
+
+std::vector<Case> unreadTextCases() {
+  const std::string formThree = strGraph();  // 5 lines
+  const std::string formOne = formOneGraph();  // 5 lines
+  const std::string formTwo = moduleCode();  // 3 lines
+  const std::string notPython = "expected a Python statement outside the program";
+  const std::string after = "unexpected text after the program";
+  return {
+      {"garbage after str(graph)", formThree + "\n" + kGarbage, 7, "This", 0, after},
+      {"garbage after print(ep)", formOne + "\n" + kGarbage, 7, "This", 0, after},
+      {"garbage after module code", formTwo + "\n" + kGarbage, 5, "", 6, notPython},
+      {"indented garbage after module code", formTwo + "\n  some words\n", 5, "some", 0, "statement after 'return'"},
+      {"indented garbage after a repro's driver", formTwo + "mod = Repro()\n  some words\n", 5, "words", 0,
+       notPython},
+      {"garbage after a text signature", formOne + "\nGraph signature:\n" + kTextSignature + kGarbage, 14, "This", 0,
+       "expected ':' after the name in a signature line"},
+      {"garbage after a bare text signature", formThree + "\n" + kTextSignature + kGarbage, 13, "This", 0,
+       "expected ':' after the name in a signature line"},
+      {"garbage after a bare repr signature", formThree + "\n" + goodRepr() + kGarbage, 8, "This", 0, after},
+      {"garbage after a repr signature on the same line", formThree + "\nGraph signature: " +
+           goodRepr().substr(0, goodRepr().size() - 1) + " trailing words\n", 7, "trailing", 0,
+       "unexpected 'trailing' after the graph signature"},
+      {"garbage after range constraints", formOne + "\nRange constraints: {} and more\n", 7, "and", 0,
+       "unexpected 'and' after the range constraints"},
+      {"garbage between graph and signature", formOne + "\n" + kGarbage + "\nGraph signature:\n" + kTextSignature, 7, "This",
+       0, after},
+      {"garbage between str(graph) and a bare repr signature", formThree + "by the way\n" + goodRepr(), 6, "by", 0, after},
+      {"text before print(ep)", "some words first\n" + formOne, 1, "some", 0, "unexpected text before the program"},
+      {"text before str(graph)", "import torch\n" + formThree, 1, "import", 0, "unexpected text before the program"},
+      {"prose before module code", "Here is my model:\n" + formTwo, 1, "is", 0, notPython},
+      {"prose after a repro's driver", "import torch\n" + formTwo + "mod = Repro()\nprint it please\n", 6, "it", 0,
+       notPython},
+      {"a block without a body after module code", formTwo + "if True:\n", 4, "if", 0, "the 'if' block has no body"},
+      {"range constraints that are not a dictionary", formOne + "Range constraints: whatever\n", 6, "whatever", 0,
+       "expected '{' after 'Range constraints:'"},
+      {"truncated repr signature", formThree + "\n" + goodRepr().substr(0, 60) + "\n", 7, "(kind", 0, "'(' is never closed"},
+      {"truncated pretty repr signature",
+       formOne + "Graph signature: ExportGraphSignature(\n    input_specs=[\n        " +
+           reprSpec("InputKind.USER_INPUT", "x", "None") + ",\n",
+       7, "[", 0, "'[' is never closed"},
+      {"truncated text signature", formThree + "\n# inputs\nb_s: BUFFER target='s' persistent=True\n", 7, "#", 0,
+       "the graph signature has no input spec for placeholder 'x'"},
+      {"bare repr signature with an unknown input", formThree + reprSignature({reprSpec("InputKind.BUFFER", "b_s", "'s'"),
+                                                                              reprSpec("InputKind.USER_INPUT", "y", "None")},
+                                                                             {reprSpec("OutputKind.USER_OUTPUT", "add", "None")}),
+       6, "InputSpec(kind=<InputKind.USER_INPUT", 0, "signature input 'y' names no placeholder"},
+      {"bare repr signature names a placeholder twice",
+       formThree + reprSignature({reprSpec("InputKind.BUFFER", "b_s", "'s'"), reprSpec("InputKind.USER_INPUT", "x", "None"),
+                                  reprSpec("InputKind.USER_INPUT", "x", "None")},
+                                 {reprSpec("OutputKind.USER_OUTPUT", "add", "None")}),
+       6, "InputSpec(kind=<InputKind.USER_INPUT: 1>, arg=TensorArgument(name='x'), target=None, persistent=None)]", 0, "names the same placeholder as the input spec at line 6"},
+      {"bare repr signature misses a placeholder",
+       formThree + reprSignature({reprSpec("InputKind.BUFFER", "b_s", "'s'")}, {reprSpec("OutputKind.USER_OUTPUT", "add", "None")}),
+       6, "Export", 0, "no input spec for placeholder 'x'"},
+      {"bare repr signature with an unknown output", formThree + reprSignature({reprSpec("InputKind.BUFFER", "b_s", "'s'"),
+                                                                               reprSpec("InputKind.USER_INPUT", "x", "None")},
+                                                                              {reprSpec("OutputKind.USER_OUTPUT", "sub", "None")}),
+       6, "OutputSpec", 0, "signature output 'sub' names no node"},
+      {"bare repr signature with too many outputs",
+       formThree + reprSignature({reprSpec("InputKind.BUFFER", "b_s", "'s'"), reprSpec("InputKind.USER_INPUT", "x", "None")},
+                                 {reprSpec("OutputKind.BUFFER_MUTATION", "add", "'s'"), reprSpec("OutputKind.USER_OUTPUT", "x", "None")}),
+       6, "OutputSpec(kind=<OutputKind.USER_OUTPUT", 0, "is spec #1 but the graph returns 1 value(s)"},
+      {"bare text signature with too few outputs", formThree + "# inputs\nb_s: BUFFER target='s'\nx: USER_INPUT\n# outputs\n", 6,
+       "#", 0, "has 0 output spec(s) but the graph returns 1 value(s)"},
+      {"text signature names a placeholder twice", formOne + "Graph signature:\n    # inputs\n    b_s: BUFFER target='s'\n"
+                                                             "    b_s: BUFFER target='t'\n    x: USER_INPUT\n",
+       9, "b_s", 0, "names the same placeholder as the input spec at line 8"},
+      {"unknown field of a repr spec",
+       formThree + "ExportGraphSignature(input_specs=[InputSpec(kind=<InputKind.USER_INPUT: 1>, arg=TensorArgument(name='x'), "
+                   "targett=None)], output_specs=[])\n",
+       6, "None)]", 0, "unknown field 'targett' of InputSpec"},
+      {"repr signature without output_specs",
+       formThree + "ExportGraphSignature(input_specs=[])\n", 6, "Export", 0, "without output_specs"},
+      {"a bare repr signature after a text signature", formThree + "\n" + kTextSignature + goodRepr(), 13, "Export", 0,
+       "a second graph signature"},
+  };
+}
+
 int expectedColumn(const Case& c, const std::string& lineText) {
   if (c.marker.empty()) return c.column;
   std::size_t at = lineText.find(c.marker);
@@ -171,10 +297,8 @@ std::string lineOf(const std::string& text, int line) {
   return text.substr(start, text.find('\n', start) - start);
 }
 
-TEST(Malformed, EveryCaseGetsAPositionedDiagnostic) {
-  const std::vector<Case> all = cases();
-  EXPECT_GE(all.size(), 30u);
-  for (const Case& c : all) {
+void expectPositionedDiagnostic(const Case& c) {
+  {
     SCOPED_TRACE(c.name);
     Result<Program> r = readProgram(c.text, "bad.txt", c.limits);
     ASSERT_FALSE(r.ok()) << "accepted:\n" << writeProgram(*r);
@@ -189,6 +313,31 @@ TEST(Malformed, EveryCaseGetsAPositionedDiagnostic) {
     }
     std::string formatted = d.format();
     EXPECT_EQ(formatted.rfind("bad.txt:" + std::to_string(c.line) + ":" + std::to_string(d.column) + ": ", 0), 0u) << formatted;
+  }
+}
+
+TEST(Malformed, EveryCaseGetsAPositionedDiagnostic) {
+  const std::vector<Case> all = cases();
+  EXPECT_GE(all.size(), 30u);
+  for (const Case& c : all) expectPositionedDiagnostic(c);
+}
+
+TEST(Malformed, NoTextIsLeftUnread) {
+  const std::vector<Case> all = unreadTextCases();
+  EXPECT_GE(all.size(), 25u);
+  for (const Case& c : all) expectPositionedDiagnostic(c);
+}
+
+// The well-formed pieces the cases above spoil read: the failures come from the spoiling.
+TEST(Malformed, TheUnspoiltPiecesRead) {
+  for (const std::string& text : {strGraph() + "\n" + kTextSignature, strGraph() + "\n" + goodRepr(),
+                                  formOneGraph() + "\nGraph signature:\n" + kTextSignature + "Range constraints: {}\n",
+                                  "import torch\n" + moduleCode() + "mod = Repro()\nif True:\n    run(mod)\n" + goodRepr()}) {
+    Result<Program> r = readProgram(text, "good.txt");
+    ASSERT_TRUE(r.ok()) << formatAll(r.errors) << "\n" << text;
+    EXPECT_FALSE(r->signatureInferred);
+    ASSERT_EQ(r->signature.outputs.size(), 1u);
+    EXPECT_EQ(r->signature.outputs[0], (OutputSpec{OutputKind::BufferMutation, "add", "s"}));
   }
 }
 

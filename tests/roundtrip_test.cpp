@@ -26,7 +26,7 @@ void expectRoundTrip(const Program& p, const std::string& what) {
   ASSERT_TRUE(again.ok()) << what << ":\n" << formatAll(again.errors) << "\n--- written:\n" << written;
   EXPECT_TRUE(*again == p) << what << ": read(write(p)) != p\n--- written:\n" << written
                            << "\n--- rewritten:\n" << writeProgram(*again);
-  EXPECT_FALSE(again->signatureInferred) << what;
+  EXPECT_EQ(again->signatureInferred, p.signatureInferred) << what;
   EXPECT_EQ(writeProgram(*again), written) << what << ": the writer is not stable";
 }
 
@@ -146,6 +146,132 @@ TEST(RoundTrip, EmptySignatureAndEmptyReturn) {
   expectRoundTrip(p, "empty");
   p.graph.nodes.back().args = {Arg::tuple({})};
   expectRoundTrip(p, "empty tuple");
+}
+
+// --- A signature printed on its own ------------------------------------------------------------
+//
+// `print(ep)` prints the graph and then `Graph signature:`; PyTorch's docstrings, and users who
+// print `ep.graph_module` and `ep.graph_signature` one after the other, print the signature
+// without the heading, in the text form (`# inputs` / `# outputs`) or the repr form
+// (`ExportGraphSignature(...)`, one line or pretty-printed, with or without `persistent=`).
+// Every one of them reads to the program print(ep) shows. Old placeholder names (`arg0_1`)
+// and new ones (`b_buf`, `p_weight`) alike.
+
+const char* kPrintedGraph = R"PY(ExportedProgram:
+    class GraphModule(torch.nn.Module):
+        def forward(self, p_weight: "f32[4]", b_buf: "f32[4]", arg0_1: "f32[4]", x: "f32[4]"):
+            mul: "f32[4]" = torch.ops.aten.mul.Tensor(x, p_weight)
+            add: "f32[4]" = torch.ops.aten.add.Tensor(b_buf, mul)
+            add_1: "f32[4]" = torch.ops.aten.add.Tensor(arg0_1, 1)
+            return (add, add_1, mul)
+)PY";
+
+const char* kTextForm = R"PY(# inputs
+p_weight: PARAMETER target='weight'
+b_buf: BUFFER target='buf' persistent=True
+arg0_1: USER_INPUT
+x: USER_INPUT
+
+# outputs
+add: BUFFER_MUTATION target='buf'
+add_1: USER_INPUT_MUTATION target='arg0_1'
+mul: USER_OUTPUT
+)PY";
+
+const char* kReprOneLine =
+    "ExportGraphSignature(input_specs=[InputSpec(kind=<InputKind.PARAMETER: 2>, arg=TensorArgument(name='p_weight'), "
+    "target='weight', persistent=None), InputSpec(kind=<InputKind.BUFFER: 3>, arg=TensorArgument(name='b_buf'), "
+    "target='buf', persistent=True), InputSpec(kind=<InputKind.USER_INPUT: 1>, arg=TensorArgument(name='arg0_1'), "
+    "target=None, persistent=None), InputSpec(kind=<InputKind.USER_INPUT: 1>, arg=TensorArgument(name='x'), "
+    "target=None, persistent=None)], output_specs=[OutputSpec(kind=<OutputKind.BUFFER_MUTATION: 3>, "
+    "arg=TensorArgument(name='add'), target='buf'), OutputSpec(kind=<OutputKind.USER_INPUT_MUTATION: 6>, "
+    "arg=TensorArgument(name='add_1'), target='arg0_1'), OutputSpec(kind=<OutputKind.USER_OUTPUT: 1>, "
+    "arg=TensorArgument(name='mul'), target=None)])\n";
+
+// Pretty-printed, and without `persistent=` where it is None (older PyTorch prints no such field).
+const char* kReprPretty = R"PY(ExportGraphSignature(
+    input_specs=[
+        InputSpec(
+            kind=<InputKind.PARAMETER: 2>,
+            arg=TensorArgument(name='p_weight'),
+            target='weight',
+        ),
+        InputSpec(kind=<InputKind.BUFFER: 3>, arg=TensorArgument(name='b_buf'), target='buf', persistent=True),
+        InputSpec(kind=<InputKind.USER_INPUT: 1>, arg=TensorArgument(name='arg0_1'), target=None),
+        InputSpec(kind=<InputKind.USER_INPUT: 1>, arg=TensorArgument(name='x'), target=None),
+    ],
+    output_specs=[
+        OutputSpec(kind=<OutputKind.BUFFER_MUTATION: 3>, arg=TensorArgument(name='add'), target='buf'),
+        OutputSpec(kind=<OutputKind.USER_INPUT_MUTATION: 6>, arg=TensorArgument(name='add_1'), target='arg0_1'),
+        OutputSpec(kind=<OutputKind.USER_OUTPUT: 1>, arg=TensorArgument(name='mul'), target=None),
+    ],
+)
+)PY";
+
+const char* kStrGraph = R"PY(graph():
+    %p_weight : [num_users=1] = placeholder[target=p_weight]
+    %b_buf : [num_users=1] = placeholder[target=b_buf]
+    %arg0_1 : [num_users=1] = placeholder[target=arg0_1]
+    %x : [num_users=1] = placeholder[target=x]
+    %mul : [num_users=2] = call_function[target=torch.ops.aten.mul.Tensor](args = (%x, %p_weight), kwargs = {})
+    %add : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%b_buf, %mul), kwargs = {})
+    %add_1 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%arg0_1, 1), kwargs = {})
+    return (add, add_1, mul)
+)PY";
+
+Program readOk(const std::string& text, const std::string& what) {
+  Result<Program> r = readProgram(text, what);
+  EXPECT_TRUE(r.ok()) << what << ":\n" << formatAll(r.errors) << "\n" << text;
+  return r.ok() ? *r : Program{};
+}
+
+TEST(RoundTrip, SignaturePrintedOnItsOwnReadsAsPrintEpShowsIt) {
+  const std::string graph = kPrintedGraph;
+  std::string indentedText;
+  for (std::size_t start = 0; start < std::string(kTextForm).size();) {
+    std::string_view all = kTextForm;
+    std::size_t end = all.find('\n', start);
+    std::string_view line = all.substr(start, end - start);
+    indentedText += (line.empty() ? "" : "    ") + std::string(line) + "\n";
+    start = end + 1;
+  }
+  const Program printed = readOk(graph + "\nGraph signature:\n" + indentedText + "Range constraints: {}\n", "print(ep)");
+  ASSERT_FALSE(printed.signatureInferred);
+  ASSERT_EQ(printed.signature.outputs.size(), 3u);
+  EXPECT_EQ(printed.signature.outputs[1], (OutputSpec{OutputKind::UserInputMutation, "add_1", "arg0_1"}));
+  const std::vector<std::pair<std::string, std::string>> bare = {
+      {"text form", graph + "\n" + kTextForm + "Range constraints: {}\n"},
+      {"text form, indented", graph + "\n" + indentedText + "Range constraints: {}\n"},
+      {"repr form on one line", graph + kReprOneLine + "Range constraints: {}\n"},
+      {"repr form pretty-printed", graph + "\n" + kReprPretty + "\nRange constraints: {}\n"},
+      {"repr form after the heading", graph + "Graph signature: " + kReprOneLine + "Range constraints: {}\n"},
+      {"pretty repr form after the heading", graph + "Graph signature:\n" + kReprPretty + "Range constraints: {}\n"},
+  };
+  for (const auto& [what, text] : bare) {
+    SCOPED_TRACE(what);
+    const Program p = readOk(text, what);
+    EXPECT_FALSE(p.signatureInferred);
+    EXPECT_TRUE(p == printed) << writeProgram(p);
+    expectRoundTrip(p, what);
+  }
+  // str(graph) prints no annotations: the signature is the same, the types are not there.
+  for (const std::string& signature : {std::string(kTextForm), std::string(kReprOneLine), std::string(kReprPretty)}) {
+    const Program p = readOk(std::string(kStrGraph) + "\n" + signature, "str(graph)");
+    EXPECT_FALSE(p.signatureInferred);
+    EXPECT_EQ(p.signature, printed.signature);
+    expectRoundTrip(p, "str(graph) with a bare signature");
+  }
+}
+
+// An inferred signature stays known as inferred through the text: the writer notes it.
+TEST(RoundTrip, AnInferredSignatureIsSaidToBeInferred) {
+  const Program inferred = readOk(kStrGraph, "no signature");
+  ASSERT_TRUE(inferred.signatureInferred);
+  const std::string written = writeProgram(inferred);
+  EXPECT_NE(written.find("inferred"), std::string::npos) << written;
+  expectRoundTrip(inferred, "inferred");
+  const Program printed = readOk(std::string(kStrGraph) + "\n" + kTextForm, "with its signature");
+  EXPECT_EQ(writeProgram(printed).find("inferred"), std::string::npos);
 }
 
 // --- Golden files: the writer's exact output ------------------------------------------------

@@ -21,8 +21,9 @@ namespace wb::testing {
 
 inline std::filesystem::path sourceDir() { return WBCHECK_SOURCE_DIR; }
 inline std::filesystem::path corpusDir() { return sourceDir() / "corpus"; }
-// The real PyTorch printouts of shared/real-graphs, kept byte for byte in corpus/real (with
-// SOURCES.md, where each comes from), so that the suite runs from any clone of the repository.
+// The real PyTorch printouts of shared/real-graphs, kept in corpus/real byte for byte (but for
+// a line of test code after 07) with SOURCES.md, where each comes from, so that the suite runs
+// from any clone of the repository.
 inline std::filesystem::path realGraphsDir() { return corpusDir() / "real"; }
 
 inline std::string readFile(const std::filesystem::path& path) {
