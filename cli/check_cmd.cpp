@@ -12,6 +12,7 @@ namespace {
 
 struct CheckCmdOptions {
   std::string file;
+  InputOptions input;
   std::string placement = "early";
   int inputs = 3;
   std::uint64_t seed = 0;
@@ -42,7 +43,7 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
     std::cerr << "wbcheck check: --inputs must be between 1 and 1000\n";
     return kInputError;
   }
-  std::optional<LoadedProgram> loaded = loadProgram(options.file);
+  std::optional<LoadedProgram> loaded = loadProgram(options.file, options.input);
   if (!loaded) return kInputError;
   oracle::CheckOptions checkOptions;
   checkOptions.placement = *placement;
@@ -83,6 +84,7 @@ void registerCheck(CLI::App& app, Action& action, const std::vector<std::string>
   auto options = std::make_shared<CheckCmdOptions>();
   CLI::App* sub = app.add_subcommand("check", "Run a placement against the reference semantics (S_par) in both view modes");
   sub->add_option("FILE", options->file, "program file, or - for standard input")->required();
+  addInputOptions(*sub, options->input);
   sub->add_option("--placement", options->placement, "early | end | upstream | pr20744 | draft13857")
       ->capture_default_str();
   sub->add_option("--inputs", options->inputs, "input sets per check")->capture_default_str();

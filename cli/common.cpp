@@ -1,7 +1,13 @@
 // cli/common.cpp: program loading, atomic writes, provenance.
 #include "cli/common.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +15,7 @@
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <utility>
 
 #include "core/placement.h"
 #include "core/text.h"
@@ -16,41 +23,109 @@
 
 namespace wb::cli {
 
-namespace {
-constexpr std::size_t kMaxInputBytes = 64u << 20;
+void addInputOptions(CLI::App& command, InputOptions& options) {
+  command.add_option("--max-input-mb", options.maxInputMb, "refuse inputs larger than this many MiB")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
 }
 
-std::optional<std::string> readInput(const std::string& path) {
-  std::string text;
-  if (path == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    text = buffer.str();
-  } else {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-      std::cerr << path << ": is a directory\n";
-      return std::nullopt;
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      std::cerr << path << ": cannot open file\n";
-      return std::nullopt;
-    }
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+InputText::InputText(InputText&& other) noexcept
+    : owned_(std::move(other.owned_)), mapped_(std::exchange(other.mapped_, nullptr)),
+      mappedSize_(std::exchange(other.mappedSize_, 0)) {}
+
+InputText& InputText::operator=(InputText&& other) noexcept {
+  if (this != &other) {
+    if (mapped_) ::munmap(const_cast<char*>(mapped_), mappedSize_);
+    owned_ = std::move(other.owned_);
+    mapped_ = std::exchange(other.mapped_, nullptr);
+    mappedSize_ = std::exchange(other.mappedSize_, 0);
   }
-  if (text.size() > kMaxInputBytes) {
-    std::cerr << path << ": input is larger than " << (kMaxInputBytes >> 20) << " MiB\n";
-    return std::nullopt;
+  return *this;
+}
+
+InputText::~InputText() {
+  if (mapped_) ::munmap(const_cast<char*>(mapped_), mappedSize_);
+}
+
+namespace {
+
+bool tooLarge(const std::string& path, std::size_t bytes, const InputOptions& options) {
+  if (bytes <= (options.maxInputMb << 20)) return false;
+  std::cerr << path << ": input of " << bytes << " bytes is larger than " << options.maxInputMb
+            << " MiB (raise --max-input-mb to read it)\n";
+  return true;
+}
+
+// Reads what a stream gives, stopping one byte past the cap.
+std::optional<std::string> readStream(std::istream& in, const std::string& path, const InputOptions& options) {
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (tooLarge(path, text.size(), options)) return std::nullopt;
   }
   return text;
 }
 
-std::optional<LoadedProgram> loadProgram(const std::string& path) {
-  std::optional<std::string> text = readInput(path);
+}  // namespace
+
+std::optional<InputText> readInput(const std::string& path, const InputOptions& options) {
+  InputText input;
+  if (path == "-") {
+    std::optional<std::string> text = readStream(std::cin, "<stdin>", options);
+    if (!text) return std::nullopt;
+    input.owned_ = std::move(*text);
+    return input;
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    std::cerr << path << ": cannot open file (" << std::strerror(errno) << ")\n";
+    return std::nullopt;
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
+    std::cerr << path << (S_ISDIR(info.st_mode) ? ": is a directory\n" : ": cannot read file\n");
+    ::close(fd);
+    return std::nullopt;
+  }
+  if (S_ISREG(info.st_mode) && info.st_size > 0) {
+    const auto size = static_cast<std::size_t>(info.st_size);
+    if (tooLarge(path, size, options)) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (mapped == MAP_FAILED) {
+      std::cerr << path << ": cannot map file (" << std::strerror(errno) << ")\n";
+      return std::nullopt;
+    }
+    ::madvise(mapped, size, MADV_SEQUENTIAL);
+    input.mapped_ = static_cast<const char*>(mapped);
+    input.mappedSize_ = size;
+    return input;
+  }
+  ::close(fd);
+  // Empty files, pipes, character devices: read as a stream.
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::cerr << path << ": cannot open file\n";
+    return std::nullopt;
+  }
+  std::optional<std::string> text = readStream(in, path, options);
   if (!text) return std::nullopt;
+  input.owned_ = std::move(*text);
+  return input;
+}
+
+std::optional<LoadedProgram> loadProgram(const std::string& path, const InputOptions& options) {
   const std::string shownName = path == "-" ? "<stdin>" : path;
-  Result<Program> read = readProgram(*text, shownName);
+  std::optional<InputText> input = readInput(path, options);
+  if (!input) return std::nullopt;
+  ReadLimits limits;
+  limits.maxBytes = options.maxInputMb << 20;
+  Result<Program> read = readProgram(input->text(), shownName, limits);
+  input.reset();  // the program owns its text: the input is no longer needed
   if (!read.ok()) {
     std::cerr << formatAll(read.errors);
     return std::nullopt;

@@ -2,10 +2,12 @@
 // and the provenance stamp every artifact carries.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/ir.h"
@@ -23,10 +25,38 @@ struct LoadedProgram {
   Program program;
   SchemaTable schemas;
 };
-std::optional<LoadedProgram> loadProgram(const std::string& path);
+// How much input a command reads at most: `--max-input-mb`, on every command that reads a
+// program. The default is far above any realistic program (a 10^6-node printout is ~74 MB) and
+// only there to refuse a wrong file (a disk image, /dev/zero) with a message.
+struct InputOptions {
+  std::size_t maxInputMb = 1024;
+};
+void addInputOptions(CLI::App& command, InputOptions& options);
 
-// Reads a whole file or standard input, with a size cap; nullopt (and a message) on failure.
-std::optional<std::string> readInput(const std::string& path);
+// A whole input. A regular file is mapped into memory (read in place, never copied); standard
+// input and other files are read into a string.
+class InputText {
+ public:
+  InputText() = default;
+  InputText(InputText&& other) noexcept;
+  InputText& operator=(InputText&& other) noexcept;
+  InputText(const InputText&) = delete;
+  InputText& operator=(const InputText&) = delete;
+  ~InputText();
+
+  std::string_view text() const { return mapped_ ? std::string_view(mapped_, mappedSize_) : std::string_view(owned_); }
+
+ private:
+  friend std::optional<InputText> readInput(const std::string& path, const InputOptions& options);
+  std::string owned_;
+  const char* mapped_ = nullptr;
+  std::size_t mappedSize_ = 0;
+};
+
+std::optional<LoadedProgram> loadProgram(const std::string& path, const InputOptions& options = {});
+
+// Reads a whole file or standard input, up to the size cap; nullopt (and a message) on failure.
+std::optional<InputText> readInput(const std::string& path, const InputOptions& options = {});
 
 // Writes `text` to `path` atomically (temporary file in the same directory, then rename).
 bool writeFileAtomically(const std::string& path, const std::string& text);

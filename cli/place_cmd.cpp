@@ -13,6 +13,7 @@ namespace {
 
 struct PlaceOptions {
   std::string file;
+  InputOptions input;
   std::string placement = "early";
   bool explain = false;
   bool json = false;
@@ -29,7 +30,7 @@ int runPlace(const PlaceOptions& options, const std::vector<std::string>& argv) 
     std::cerr << "wbcheck place: unknown placement '" << options.placement << "'\n";
     return kInputError;
   }
-  std::optional<LoadedProgram> loaded = loadProgram(options.file);
+  std::optional<LoadedProgram> loaded = loadProgram(options.file, options.input);
   if (!loaded) return kInputError;
   // The command has no further use for the program it read: hand it over, so `early` moves
   // its nodes into the placed program instead of copying them.
@@ -69,6 +70,7 @@ void registerPlace(CLI::App& app, Action& action, const std::vector<std::string>
   auto options = std::make_shared<PlaceOptions>();
   CLI::App* sub = app.add_subcommand("place", "Insert the write-back copies and print the placed program (form 1)");
   sub->add_option("FILE", options->file, "program file, or - for standard input")->required();
+  addInputOptions(*sub, options->input);
   sub->add_option("--placement", options->placement, "early | end | upstream | pr20744 | draft13857")
       ->capture_default_str();
   sub->add_flag("--explain", options->explain, "say why each copy sits where it does");

@@ -15,6 +15,7 @@ namespace {
 
 struct PlanCmdOptions {
   std::string file;
+  InputOptions input;
   std::string svg;
   bool json = false;
 };
@@ -39,7 +40,7 @@ nlohmann::json planJson(const MemoryPlan& plan) {
 }
 
 int runPlan(const PlanCmdOptions& options, const std::vector<std::string>& argv) {
-  std::optional<LoadedProgram> loaded = loadProgram(options.file);
+  std::optional<LoadedProgram> loaded = loadProgram(options.file, options.input);
   if (!loaded) return kInputError;
   PlacedProgram atEnd = place(loaded->program, Placement::End, loaded->schemas);
   PlacedProgram early = place(loaded->program, Placement::Early, loaded->schemas);
@@ -91,6 +92,7 @@ void registerPlan(CLI::App& app, Action& action, const std::vector<std::string>&
   auto options = std::make_shared<PlanCmdOptions>();
   CLI::App* sub = app.add_subcommand("plan", "Memory plan of the end and early placements: peak live bytes and greedy arena");
   sub->add_option("FILE", options->file, "program file, or - for standard input")->required();
+  addInputOptions(*sub, options->input);
   sub->add_option("--svg", options->svg, "write a lifetime chart of both placements to this SVG file");
   sub->add_flag("--json", options->json, "machine-readable output");
   sub->callback([&action, options, argv] { action = [options, argv] { return runPlan(*options, argv); }; });

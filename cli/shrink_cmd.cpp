@@ -14,6 +14,7 @@ namespace {
 
 struct ShrinkCmdOptions {
   std::string file;
+  InputOptions input;
   std::string placement;  // empty: the file header's, else early
   std::optional<std::uint64_t> seed;  // empty: the file header's, else 0
   int inputs = 3;
@@ -22,9 +23,9 @@ struct ShrinkCmdOptions {
 
 int runShrink(const ShrinkCmdOptions& options, const std::vector<std::string>& argv) {
   const char* me = "wbcheck shrink";
-  std::optional<std::string> text = readInput(options.file);
+  std::optional<InputText> text = readInput(options.file, options.input);
   if (!text) return kInputError;
-  const campaign::ArtifactHeader header = campaign::parseArtifactHeader(*text);
+  const campaign::ArtifactHeader header = campaign::parseArtifactHeader(text->text());
   const std::string placementName =
       !options.placement.empty() ? options.placement : !header.placement.empty() ? header.placement : "early";
   std::optional<Placement> placement = placementFromString(placementName);
@@ -37,7 +38,7 @@ int runShrink(const ShrinkCmdOptions& options, const std::vector<std::string>& a
     return kInputError;
   }
   const std::uint64_t seed = options.seed ? *options.seed : header.seed.value_or(0);
-  std::optional<LoadedProgram> loaded = loadProgram(options.file);
+  std::optional<LoadedProgram> loaded = loadProgram(options.file, options.input);
   if (!loaded) return kInputError;
 
   oracle::CheckOptions check;
@@ -88,6 +89,7 @@ void registerShrink(CLI::App& app, Action& action, const std::vector<std::string
       "Exit codes: 0 shrunk (written), 1 the file does not fail with the placement (or early fails too), "
       "2 usage or input error.");
   sub->add_option("FILE", options->file, "program file, or - for standard input")->required();
+  addInputOptions(*sub, options->input);
   sub->add_option("--placement", options->placement,
                   "early | end | upstream | pr20744 | draft13857 (default: the file header's `# placement:`, else early)");
   sub->add_option("--seed", options->seed, "oracle input seed (default: the file header's `# seed:`, else 0)");

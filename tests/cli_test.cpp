@@ -85,6 +85,50 @@ TEST(CliInput, MalformedInputGivesPositionAndExitTwo) {
   EXPECT_NE(r.err.find("<stdin>:"), std::string::npos) << r.err;
 }
 
+// The issue-14 case: a program whose signature is printed on its own, followed by text that is
+// no part of it. Read strictly, it is an input error at the text; never a program with an
+// inferred signature that then "holds".
+TEST(CliInput, TextAfterTheProgramIsAnErrorNotSkipped) {
+  const std::string program = wb::testing::readFile(hazard("h01_old_value_reader.txt"));
+  CliRun ok = wbcheck("place -", program);
+  ASSERT_EQ(ok.exitCode, 0) << ok.err;
+  CliRun r = wbcheck("place -", program + "\nSome notes on this program, pasted by mistake.\n");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("unexpected text after the program"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+// A file as large as the user says it may be: the cap is --max-input-mb (default 1024 MiB),
+// checked before the file is read, for mapped files and standard input alike.
+TEST(CliInput, MaxInputMbCapsAndLiftsTheSize) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("wbcheck_cli_large_" + std::to_string(::getpid()) + ".txt");
+  std::string program = wb::testing::readFile(hazard("h01_old_value_reader.txt"));
+  std::string comments;
+  while (comments.size() < (std::size_t{3} << 20)) comments += "# padding: a comment line the reader reads and drops\n";
+  std::ofstream(file) << comments << program;
+  CliRun capped = wbcheck("place " + file.string() + " --max-input-mb 2");
+  EXPECT_EQ(capped.exitCode, 2);
+  EXPECT_NE(capped.err.find("larger than 2 MiB (raise --max-input-mb"), std::string::npos) << capped.err;
+  CliRun cappedStdin = wbcheck("place - --max-input-mb 2", comments + program);
+  EXPECT_EQ(cappedStdin.exitCode, 2);
+  EXPECT_NE(cappedStdin.err.find("larger than 2 MiB"), std::string::npos) << cappedStdin.err;
+  CliRun lifted = wbcheck("place " + file.string() + " --max-input-mb 4");
+  EXPECT_EQ(lifted.exitCode, 0) << lifted.err;
+  EXPECT_EQ(lifted.out, wbcheck("place -", program).out);
+  EXPECT_EQ(wbcheck("place " + file.string() + " --max-input-mb 0").exitCode, 2);
+  std::filesystem::remove(file);
+}
+
+// A program printed without a signature is placed with an inferred one, and says so.
+TEST(CliPlace, AnInferredSignatureIsSaidToBeInferred) {
+  CliRun r = wbcheck("place " + (wb::testing::realGraphsDir() / "16-pt-functionalize-batchnorm-running-stats-copy_.txt").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("# inferred by wbcheck: the input printed no signature"), std::string::npos) << r.out;
+  CliRun explicitSignature = wbcheck("place " + hazard("h01_old_value_reader.txt"));
+  EXPECT_EQ(explicitSignature.out.find("inferred"), std::string::npos);
+}
+
 TEST(CliInput, MissingFileUnknownPlacementAndBadUsageExitTwo) {
   EXPECT_EQ(wbcheck("place /nonexistent/program.txt").exitCode, 2);
   EXPECT_EQ(wbcheck("place " + hazard("h01_old_value_reader.txt") + " --placement sideways").exitCode, 2);
