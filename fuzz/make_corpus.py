@@ -108,7 +108,48 @@ Schemas:
     my_ops::mystery(Tensor(a!) x) -> Tensor(a!)
 '''
 
+# A signature printed on its own after the graph (no `Graph signature:` heading), in both forms:
+# repr(ep.graph_signature) on one line and pretty-printed, and the text form.
+BARE_REPR = FORM3 + (
+    "ExportGraphSignature(input_specs=[InputSpec(kind=<InputKind.BUFFER: 3>, arg=TensorArgument(name='b_s'), "
+    "target='s', persistent=True), InputSpec(kind=<InputKind.USER_INPUT: 1>, arg=TensorArgument(name='x'), "
+    "target=None, persistent=None)], output_specs=[OutputSpec(kind=<OutputKind.USER_OUTPUT: 1>, "
+    "arg=TensorArgument(name='add'), target=None)])\n")
+
+BARE_REPR_PRETTY = FORM1.split("\nGraph signature:")[0] + '''
+ExportGraphSignature(
+    input_specs=[
+        InputSpec(
+            kind=<InputKind.BUFFER: 3>,
+            arg=TensorArgument(name='b_s'),
+            target='s',
+        ),
+        InputSpec(kind=<InputKind.USER_INPUT: 1>, arg=TensorArgument(name='x'), target=None),
+    ],
+    output_specs=[
+        OutputSpec(kind=<OutputKind.BUFFER_MUTATION: 3>, arg=TensorArgument(name='add'), target='s'),
+        OutputSpec(kind=<OutputKind.USER_OUTPUT: 1>, arg=TensorArgument(name='mul'), target=None),
+    ],
+)
+Range constraints: {}
+'''
+
+BARE_TEXT = FORM1.split("\nGraph signature:")[0] + '''
+# inputs
+b_s: BUFFER target='s' persistent=True
+x: USER_INPUT
+
+# outputs
+add: BUFFER_MUTATION target='s'
+mul: USER_OUTPUT
+'''
+
 MALFORMED = {
+    "bad_trailing_garbage": FORM1 + "\nThis paragraph is not part of the program.\n",
+    "bad_garbage_before_bare_repr": BARE_REPR.replace("ExportGraphSignature(", "by the way\nExportGraphSignature(", 1),
+    "bad_bare_repr_unknown_name": BARE_REPR.replace("name='x'", "name='y'"),
+    "bad_bare_repr_truncated": BARE_REPR[: len(BARE_REPR) - 60],
+    "bad_bare_text_missing_placeholder": BARE_TEXT.replace("x: USER_INPUT\n", ""),
     "bad_unclosed_call": "def forward(self, x):\n    y = torch.ops.aten.add.Tensor(x,\n",
     "bad_mismatched_bracket": "def forward(self, x):\n    y = torch.ops.aten.cat.default([x, x)\n    return y\n",
     "bad_unterminated_string": "def forward(self, x):\n    y = torch.ops.aten.div.Tensor_mode(x, 2, rounding_mode = 'floor)\n    return y\n",
@@ -147,7 +188,9 @@ MALFORMED = {
 def text_corpus() -> None:
     d = os.path.join(HERE, "corpus", "text_fuzzer")
     for name, text in [("form1_buffer_add", FORM1), ("form2_select_copy", FORM2), ("form2_bare_relu_", FORM2_BARE),
-                       ("form3_str_graph", FORM3), ("form1_share_alloc_schemas", SHARE_ALLOC)]:
+                       ("form3_str_graph", FORM3), ("form1_share_alloc_schemas", SHARE_ALLOC),
+                       ("form3_bare_repr_signature", BARE_REPR), ("form1_bare_repr_signature_pretty", BARE_REPR_PRETTY),
+                       ("form1_bare_text_signature", BARE_TEXT)]:
         write(d, name + ".txt", text.encode())
     for name, text in MALFORMED.items():
         write(d, name + ".txt", text if isinstance(text, bytes) else text.encode())
@@ -177,6 +220,10 @@ TOKENS = [
     "ExportGraphSignature(input_specs=[", "output_specs=[", "InputSpec(kind=<InputKind.BUFFER: 3>, ",
     "InputSpec(kind=<InputKind.USER_INPUT: 1>, ", "OutputSpec(kind=<OutputKind.BUFFER_MUTATION: 3>, ",
     "OutputSpec(kind=<OutputKind.USER_OUTPUT: 1>, ", "arg=TensorArgument(name='", "target=None", "persistent=None",
+    "ExportGraphSignature(\n    input_specs=[\n", "\n    ],\n    output_specs=[\n", "\n    ],\n)\n",
+    "InputSpec(kind=<InputKind.PARAMETER: 2>, ", "InputSpec(kind=<InputKind.CONSTANT_TENSOR: 4>, ",
+    "OutputSpec(kind=<OutputKind.USER_INPUT_MUTATION: 6>, ", "arg=ConstantArgument(name='', value=", "\n# inputs\n",
+    "\n# outputs\n", "arg0_1", "b_", "p_",
     # form 3
     "graph():", "%", " : [num_users=1] = ", "placeholder[target=", "call_function[target=", "get_attr[target=",
     "call_module[target=", "output[target=output]", "](args = (", "), kwargs = {})", ":=",
