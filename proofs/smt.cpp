@@ -100,7 +100,6 @@ Solver::Solver(z3::context& context, const SmtOptions& options, std::string labe
   p.set("random_seed", options.randomSeed);
   p.set("seed", options.randomSeed);
   if (options.rlimit > 0) p.set("rlimit", static_cast<unsigned>(std::min<std::uint64_t>(options.rlimit, 0xffffffffu)));
-  if (options.timeoutMs > 0) p.set("timeout", options.timeoutMs);
   solver_.set(p);
   if (options.timeoutMs > 0) watchdog_ = std::make_unique<Watchdog>(context);
 }
@@ -217,10 +216,12 @@ void Solver::readAnswer(z3::check_result answer, bool timedOut, QueryResult& res
     }
     case z3::unknown: {
       result.answer = QueryResult::Answer::Unknown;
+      // Z3 says "canceled" both when the rlimit runs out and when the context is interrupted;
+      // the watchdog (the only clock: Z3's own `timeout` is not set) knows whether it did.
       const std::string why = solver_.reason_unknown();
-      if (timedOut || why == "timeout" || why == "canceled")
+      if (timedOut || why == "timeout")
         result.reason = "timeout (" + std::to_string(options_.timeoutMs) + " ms)";
-      else if (why.find("resource limit") != std::string::npos)
+      else if (why.find("resource limit") != std::string::npos || (why == "canceled" && options_.rlimit > 0))
         result.reason = "rlimit exhausted (" + std::to_string(options_.rlimit) + ")";
       else
         result.reason = why.empty() ? std::string("unknown") : why;

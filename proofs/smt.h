@@ -3,10 +3,10 @@
 //
 // A Solver wraps one z3::solver with what a proof needs and Z3 does not give by default:
 // - limits that keep CI results from drifting: a deterministic resource budget per query
-//   (`rlimit`, the same on every machine) and a wall-clock guard (Z3's own `timeout` plus a
-//   watchdog that interrupts the context). Z3 treats both timeouts as soft and may overshoot
-//   them (z3 #3065, #6801); the rlimit is the limit that decides, the clock only bounds a
-//   runaway query. Running out of either is an Unknown answer, never a pass;
+//   (`rlimit`, the same on every machine) and a wall-clock guard (a watchdog thread that
+//   interrupts the context, as Z3's own `timeout` would). Z3 honours interrupts softly and may
+//   overshoot them (z3 #3065, #6801); the rlimit is the limit that decides, the clock only
+//   bounds a runaway query. Running out of either is an Unknown answer, never a pass;
 // - fixed random seeds, so the same query gives the same answer and the same core;
 // - tracked assertions with names: each is asserted as `literal => fact` and enabled per query
 //   by assuming its literal, so a query says which facts it uses and an unsat answer comes
