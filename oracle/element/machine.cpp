@@ -77,7 +77,7 @@ std::uint64_t readSourceHash(const ElementProgram& p, const RunState& st, const 
     case Source::Kind::Constant: return s.constant;
     case Source::Kind::Opaque: return st.opaque[s.slot];
     case Source::Kind::Offsets: {
-      std::uint64_t h = 0x51ed270b27a5d1c3ULL ^ sourceCount(p, s);
+      std::uint64_t h = traceHashStart(sourceCount(p, s));
       for (std::uint32_t k = 0; k < s.spansCount; ++k)
         forEachOffset(p, p.spans[s.spansAt + k], [&](std::uint32_t, std::uint32_t o) { h = combine(h, st.arena[o]); });
       return h;
