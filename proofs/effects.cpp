@@ -314,31 +314,44 @@ class Deriver {
   }
 
   void computeLiveness() {
+    liveness(/*havocWrites=*/true);
+    liveness(/*havocWrites=*/false);
+  }
+
+  // One backward pass. Without `havocWrites`, the writes ops without a schema may make keep
+  // nothing live (NodeEffects::liveWithoutHavocWrites).
+  void liveness(bool havocWrites) {
     const std::size_t n = graph_.nodes.size();
     std::vector<bool> liveValue(n, false), liveRoot(n, false);
+    // Every placeholder's storage is observed at the end, except a mutation output's target:
+    // S_par's end write overwrites it whole, so what was written there before is seen only by
+    // the nodes that read it (and by the end write itself, when the value aliases it: the
+    // output node reads every returned value).
     for (std::size_t i = 0; i < n; ++i)
-      if (graph_.nodes[i].isPlaceholder()) liveRoot[i] = true;  // observed at the end
+      if (graph_.nodes[i].isPlaceholder()) liveRoot[i] = true;
+    for (const OutputSpec& spec : program_.signature.outputs)
+      if (isMutation(spec.kind))
+        if (const InputSpec* input = program_.signature.mutatedInput(spec))
+          if (NodeIndex t = refs_.byName(input->name); t != kNoNode) liveRoot[t] = false;
     for (std::size_t i = n; i-- > 0;) {
       const Node& node = graph_.nodes[i];
       NodeEffects& e = out_.nodes[i];
+      bool live = true;
       if (node.isOutput()) {
-        e.live = true;
         for (const Access& a : e.reads) {
           liveValue[a.through] = true;
           liveRoot[a.root] = true;
         }
-        continue;
+      } else if (!node.isPlaceholder()) {
+        live = liveValue[i];
+        for (const Access& a : e.writes)
+          if (havocWrites || a.via != Via::Havoc) live = live || liveRoot[a.root];
+        if (live) {
+          forEachNamed(node, [&](NodeIndex v) { liveValue[v] = true; });
+          for (const Access& a : e.reads) liveRoot[a.root] = true;
+        }
       }
-      if (node.isPlaceholder() || node.op == NodeOp::GetAttr) {
-        e.live = true;
-        continue;
-      }
-      bool live = liveValue[i];
-      for (const Access& a : e.writes) live = live || liveRoot[a.root];
-      e.live = live;
-      if (!live) continue;
-      forEachNamed(node, [&](NodeIndex v) { liveValue[v] = true; });
-      for (const Access& a : e.reads) liveRoot[a.root] = true;
+      (havocWrites ? e.live : e.liveWithoutHavocWrites) = live;
     }
   }
 
@@ -369,6 +382,24 @@ bool Effects::mayAlias(NodeIndex value, NodeIndex root) const {
 }
 const Access* Effects::readOf(NodeIndex node, NodeIndex root) const { return findByRoot(nodes[node].reads, root); }
 const Access* Effects::writeOf(NodeIndex node, NodeIndex root) const { return findByRoot(nodes[node].writes, root); }
+
+std::vector<RootLink> aliasPath(const Effects& effects, NodeIndex value, NodeIndex root) {
+  std::vector<RootLink> path;
+  for (std::size_t steps = 0; steps <= effects.nodes.size() && value != kNoNode; ++steps) {
+    const RootLink* link = findByRoot(effects.nodes[value].roots, root);
+    if (!link) return {};
+    path.push_back(*link);
+    if (link->via == Via::Own || link->from == value) break;
+    value = link->from;
+  }
+  return path;
+}
+
+bool sharesOnlyThroughHavoc(const Effects& effects, NodeIndex value, NodeIndex root) {
+  for (const RootLink& l : aliasPath(effects, value, root))
+    if (l.via == Via::Havoc) return true;
+  return false;
+}
 
 Effects deriveEffects(const Program& program, const SchemaTable& schemas, ViewMode mode) {
   return Deriver(program, schemas, mode).run();

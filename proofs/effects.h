@@ -36,9 +36,11 @@
 // and siblings (a later `add_(t)` writes `v = relu_(t)`: both hold root t).
 //
 // Liveness: a node is live when its result may reach an observation (the output, a live
-// node's argument) or it writes a root whose contents may still be observed (a placeholder,
-// a root a live later node reads or the output returns). A node that is not live has no
-// effect any run could observe, so its reads bind nothing (see proofs/ordering.h).
+// node's argument) or it writes a root whose contents may still be observed (a placeholder
+// other than a mutation output's target, which S_par's end overwrites whole; a root a live
+// later node reads or the output returns). A node that is not live has no
+// effect any run could observe, so its reads bind nothing (see proofs/ordering.h). Placeholders
+// are always live; a get_attr only when a live node uses it.
 #pragma once
 
 #include <cstddef>
@@ -116,6 +118,9 @@ struct NodeEffects {
   std::vector<Access> reads, writes;           // sorted by root, one (the first) per root
   bool havoc = false;                          // no usable schema (see above)
   bool live = true;
+  // Live even if ops without a schema wrote nothing (what a run that draws "no write" for
+  // them, as today's oracle always does, can observe): false when only havoc keeps it live.
+  bool liveWithoutHavocWrites = true;
 };
 
 struct Effects {
@@ -128,6 +133,14 @@ struct Effects {
   const Access* readOf(NodeIndex node, NodeIndex root) const;
   const Access* writeOf(NodeIndex node, NodeIndex root) const;
 };
+
+// How `value` comes to share `root`: the links from the value back to the root (the first is
+// the value's own link to it, the last the root's Own link or the step that reaches it). Empty
+// if it does not share it.
+std::vector<RootLink> aliasPath(const Effects& effects, NodeIndex value, NodeIndex root);
+// The path passes an op without a schema: the value shares the root only because such an op
+// may return a view of its argument (havoc), not because any op's contract says it does.
+bool sharesOnlyThroughHavoc(const Effects& effects, NodeIndex value, NodeIndex root);
 
 // `schemas` should be schemasFor(program, builtinSchemas()). The program must be valid.
 Effects deriveEffects(const Program& program, const SchemaTable& schemas, ViewMode mode);
