@@ -43,11 +43,15 @@ std::string smtSymbol(std::string_view text) {
 }
 
 // The wall-clock guard: one thread per solver, asleep until a query runs past its deadline,
-// then it interrupts the context (Z3_interrupt: the query returns unknown, "canceled").
+// then it interrupts the context (Z3_interrupt: the query returns unknown, "canceled"). Arming
+// and disarming take the mutex only: the thread, once armed, sleeps until the deadline it saw
+// and then looks at the current one, so it is woken only when it sleeps unarmed (a query costs
+// a lock, not a context switch).
 struct Solver::Watchdog {
   std::mutex mutex;
   std::condition_variable wake;
   std::optional<std::chrono::steady_clock::time_point> deadline;  // set while a query runs
+  bool idle = true;   // the thread waits without a deadline: arm() must wake it
   bool fired = false;
   bool stop = false;
   std::thread thread;
@@ -57,11 +61,14 @@ struct Solver::Watchdog {
       std::unique_lock lock(mutex);
       while (!stop) {
         if (!deadline) {
+          idle = true;
           wake.wait(lock);
+          idle = false;
           continue;
         }
-        if (wake.wait_until(lock, *deadline) == std::cv_status::timeout && deadline &&
-            std::chrono::steady_clock::now() >= *deadline) {
+        const auto until = *deadline;
+        wake.wait_until(lock, until);
+        if (deadline && std::chrono::steady_clock::now() >= *deadline) {
           fired = true;
           deadline.reset();
           context.interrupt();
@@ -78,12 +85,14 @@ struct Solver::Watchdog {
     thread.join();
   }
   void arm(std::chrono::milliseconds ms) {
+    bool sleepsUnarmed = false;
     {
       std::lock_guard lock(mutex);
       deadline = std::chrono::steady_clock::now() + ms;
       fired = false;
+      sleepsUnarmed = idle;
     }
-    wake.notify_one();
+    if (sleepsUnarmed) wake.notify_one();
   }
   bool disarm() {
     std::lock_guard lock(mutex);
@@ -93,12 +102,15 @@ struct Solver::Watchdog {
 };
 
 Solver::Solver(z3::context& context, const SmtOptions& options, std::string label)
-    : context_(&context), options_(options), label_(smtSymbol(label)), solver_(context), literals_(context) {
+    : context_(&context),
+      options_(options),
+      label_(smtSymbol(label)),
+      solver_(options.logic.empty() ? z3::solver(context) : z3::solver(context, options.logic.c_str())),
+      literals_(context) {
   z3::params p(context);
   p.set("unsat_core", true);
   p.set("core.minimize", true);
   p.set("random_seed", options.randomSeed);
-  p.set("seed", options.randomSeed);
   if (options.rlimit > 0) p.set("rlimit", static_cast<unsigned>(std::min<std::uint64_t>(options.rlimit, 0xffffffffu)));
   solver_.set(p);
   if (options.timeoutMs > 0) watchdog_ = std::make_unique<Watchdog>(context);
@@ -116,6 +128,22 @@ std::size_t Solver::track(const z3::expr& fact, std::string name) {
   literals_.push_back(l);
   names_.push_back(std::move(name));
   return id;
+}
+
+void Solver::push() {
+  solver_.push();
+  scopes_.push_back(names_.size());
+}
+
+void Solver::pop() {
+  if (scopes_.empty()) return;
+  solver_.pop();
+  const std::size_t keep = scopes_.back();
+  scopes_.pop_back();
+  names_.resize(keep);
+  z3::expr_vector kept(*context_);
+  for (std::size_t i = 0; i < keep; ++i) kept.push_back(literals_[static_cast<int>(i)]);
+  literals_ = kept;
 }
 
 std::uint64_t Solver::rlimitCount() const {
@@ -144,6 +172,7 @@ std::string Solver::dump(const z3::expr_vector& assumptions, std::string_view wh
   }
   out << "; unsat: the answer literals printed by get-unsat-core name the facts that conflict\n";
   out << "(set-option :produce-unsat-cores true)\n";
+  if (!options_.logic.empty()) out << "(set-logic " << options_.logic << ")\n";
   out << "(set-option :smt.core.minimize true)\n";
   out << "(set-option :smt.random_seed " << options_.randomSeed << ")\n";
   out << "(set-option :sat.random_seed " << options_.randomSeed << ")\n";

@@ -46,6 +46,9 @@ struct SmtOptions {
   unsigned randomSeed = 0;
   // Non-empty: every query is written to this directory (created if missing).
   std::string dumpDir;
+  // The SMT-LIB logic the queries are in ("QF_IDL" for difference logic), or empty for Z3's
+  // general solver. A logic's solver is set up in a fraction of the general one's time.
+  std::string logic;
 };
 
 // One query's answer.
@@ -93,6 +96,12 @@ class Solver {
   // The same with every tracked assertion enabled.
   QueryResult checkAll(std::string_view what = {});
 
+  // Scopes: pop() removes every fact and tracked assertion added since the matching push()
+  // (their ids are then free again). A query sees only what is in scope, so a proof that asks
+  // many small questions keeps each in a scope of its own and pays for its own facts only.
+  void push();
+  void pop();
+
   // Queries made so far (every check counts, dumped or not).
   std::size_t queries() const { return queries_; }
 
@@ -106,6 +115,7 @@ class Solver {
   z3::expr_vector literals_;
   std::size_t queries_ = 0;
   std::uint64_t rlimitSeen_ = 0;
+  std::vector<std::size_t> scopes_;  // tracked() at each open push()
   std::unique_ptr<Watchdog> watchdog_;
 
   std::string dump(const z3::expr_vector& assumptions, std::string_view what);
