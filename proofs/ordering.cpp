@@ -167,27 +167,23 @@ class Matcher {
     m_.faults.push_back({kind, std::move(text), node});
   }
 
-  // A node the placement removed matters if some run could observe it: its result reaches an
-  // observation or it writes storage that is observed later (effects.h, liveness).
+  // A node the placement removed matters if some run could observe it (effects.h, liveness).
+  // The placed program validates, so every user of a dropped node is dropped too: what can be
+  // observed is what dropped nodes write. A live dropped node that writes is the fault.
   void droppedNodes() {
     const Graph& g = program_.graph;
     for (std::size_t i = 0; i + 1 < g.nodes.size(); ++i) {
       if (m_.placedOf[i] != kNone || g.nodes[i].isOutput()) continue;
-      for (const Effects& e : effects_) {
-        const NodeEffects& ne = e.nodes[i];
-        if (!ne.live) continue;
-        std::string why = "the placed program drops %" + g.nodes[i].name;
-        if (!ne.writes.empty())
-          why += ", which writes " + nodeLabel(g, ne.writes.front().root) + "'s storage" +
-                 (ne.writes.front().via == Via::ShareAlloc ? " (its result shares that storage)" : "");
-        else
-          why += ", whose result reaches an observation";
-        const std::uint8_t modes = static_cast<std::uint8_t>((effects_[0].nodes[i].live ? 1 : 0) | (effects_[1].nodes[i].live ? 2 : 0));
-        fault(FaultKind::DroppedNode, why + modesText(modes), static_cast<NodeIndex>(i));
-        m_.faults.back().havoc = !effects_[0].nodes[i].liveWithoutHavocWrites && !effects_[1].nodes[i].liveWithoutHavocWrites;
-        if (m_.faults.back().havoc) m_.faults.back().text += " (only if ops without a schema write their arguments)";
-        break;
-      }
+      const NodeEffects& copyViews = effects_[0].nodes[i];
+      const NodeEffects& aliasViews = effects_[1].nodes[i];
+      if ((!copyViews.live && !aliasViews.live) || copyViews.writes.empty()) continue;
+      const Access& w = copyViews.writes.front();
+      std::string why = "the placed program drops %" + g.nodes[i].name + ", which writes " + nodeLabel(g, w.root) +
+                        "'s storage" + (w.via == Via::ShareAlloc ? " (its result shares that storage)" : "");
+      const std::uint8_t modes = static_cast<std::uint8_t>((copyViews.live ? 1 : 0) | (aliasViews.live ? 2 : 0));
+      fault(FaultKind::DroppedNode, why + modesText(modes), static_cast<NodeIndex>(i));
+      m_.faults.back().havoc = !copyViews.liveWithoutHavocWrites && !aliasViews.liveWithoutHavocWrites;
+      if (m_.faults.back().havoc) m_.faults.back().text += " (only if ops without a schema write their arguments)";
     }
   }
 
@@ -561,8 +557,15 @@ class Words {
 class Prover {
  public:
   Prover(const Program& program, const PlacedProgram& placed, const SchemaTable& schemas, bool requireMinimal,
-         const OrderingOptions& options)
-      : program_(program), placed_(placed), schemas_(schemas), options_(options), refs_(program.graph) {
+         const OrderingOptions& options, z3::context& context, Solver& solver)
+      : program_(program),
+        placed_(placed),
+        schemas_(schemas),
+        options_(options),
+        refs_(program.graph),
+        context_(&context),
+        solver_(&solver),
+        queriesBefore_(solver.queries()) {
     report_.minimalityRequired = requireMinimal;
   }
 
@@ -583,9 +586,13 @@ class Prover {
   Effects effects_[2];
   std::vector<std::size_t> placedOf_;
   std::optional<Words> words_;
-  std::unique_ptr<z3::context> context_;
-  std::unique_ptr<Solver> solver_;
-  std::vector<z3::expr> pos_;  // per inserted node
+  z3::context* context_;
+  Solver* solver_;
+  std::size_t queriesBefore_;
+  std::vector<z3::expr> pos_;    // per inserted node
+  std::vector<z3::expr> facts_;  // per dependence
+  std::vector<std::size_t> idOfDependence_;  // per dependence: its tracked id in scope, or kNone
+  std::vector<std::size_t> dependenceOfId_;  // per tracked id in scope: its dependence, or kNone
   std::int64_t spacing_ = 1;
 
   void unknown(std::string why) {
@@ -624,9 +631,7 @@ class Prover {
   }
 
   void finish() {
-    if (solver_) {
-      report_.queries = solver_->queries();
-    }
+    report_.queries = solver_->queries() - queriesBefore_;
     if (report_.verdict == Verdict::Unknown) return;
     if (!report_.faults.empty() || report_.liveViolations() > 0) report_.verdict = Verdict::Refuted;
     else if (report_.minimalityRequired && report_.minimal == false) report_.verdict = Verdict::Refuted;
@@ -645,19 +650,47 @@ class Prover {
   }
 
   void encode() {
-    context_ = std::make_unique<z3::context>();
-    solver_ = std::make_unique<Solver>(*context_, options_.smt, "ordering");
     z3::context& c = *context_;
     spacing_ = static_cast<std::int64_t>(report_.inserted.size()) + 1;
     for (const InsertedNode& u : report_.inserted) pos_.push_back(c.int_const(("pos_" + smtSymbol(u.name)).c_str()));
     for (const Dependence& d : report_.dependences) {
       const z3::expr& p = pos_[d.inserted];
-      z3::expr fact = d.other ? (d.before ? p < pos_[*d.other] : pos_[*d.other] < p)
-                              : (d.before ? p < c.int_val(originalPosition(d.node)) : p > c.int_val(originalPosition(d.node)));
-      std::string name = dependenceName(d);
-      solver_->track(fact, name);
-      report_.dependenceNames.push_back(std::move(name));
+      facts_.push_back(d.other ? (d.before ? p < pos_[*d.other] : pos_[*d.other] < p)
+                               : (d.before ? p < c.int_val(originalPosition(d.node)) : p > c.int_val(originalPosition(d.node))));
+      report_.dependenceNames.push_back(dependenceName(d));
     }
+    idOfDependence_.assign(report_.dependences.size(), kNone);
+  }
+
+  // Every query runs in a scope of its own (Solver::push): it holds only the dependences it
+  // enables, so the many small minimality queries of a large program stay small.
+  void openScope() { solver_->push(); }
+  void closeScope() {
+    solver_->pop();
+    for (std::size_t id = solver_->tracked(); id < dependenceOfId_.size(); ++id)
+      if (dependenceOfId_[id] != kNone) idOfDependence_[dependenceOfId_[id]] = kNone;
+    dependenceOfId_.resize(solver_->tracked());
+  }
+  // Dependence `dep` as a tracked assertion of the open scope; its id.
+  std::size_t track(std::size_t dep) {
+    if (idOfDependence_[dep] != kNone) return idOfDependence_[dep];
+    const std::size_t id = solver_->track(facts_[dep], report_.dependenceNames[dep]);
+    dependenceOfId_.push_back(dep);
+    idOfDependence_[dep] = id;
+    return id;
+  }
+  std::size_t trackOther(const z3::expr& fact, std::string name) {
+    const std::size_t id = solver_->track(fact, std::move(name));
+    dependenceOfId_.push_back(kNone);
+    return id;
+  }
+  // The dependences in a core of the open scope.
+  std::vector<std::size_t> dependencesOf(const std::vector<std::size_t>& core) const {
+    std::vector<std::size_t> deps;
+    for (std::size_t id : core)
+      if (id < dependenceOfId_.size() && dependenceOfId_[id] != kNone) deps.push_back(dependenceOfId_[id]);
+    std::sort(deps.begin(), deps.end());
+    return deps;
   }
 
   // Where the placement put inserted node u, as a tracked fact.
@@ -665,7 +698,7 @@ class Prover {
     const InsertedNode& n = report_.inserted[u];
     const std::int64_t at = spacing_ * (n.anchor + 1) + n.rank;
     const std::string where = n.anchor < 0 ? "first" : "right after " + words_->node(static_cast<NodeIndex>(n.anchor));
-    return solver_->track(pos_[u] == context_->int_val(at), "placed " + words_->insertedLabel(u) + " " + where);
+    return trackOther(pos_[u] == context_->int_val(at), "placed " + words_->insertedLabel(u) + " " + where);
   }
 
   void account(const QueryResult& r) {
@@ -674,9 +707,15 @@ class Prover {
   }
 
   void satisfied() {
+    openScope();
+    satisfiedInScope();
+    closeScope();
+  }
+  void satisfiedInScope() {
     const std::size_t deps = report_.dependences.size();
-    std::vector<std::size_t> enabled(deps);
-    for (std::size_t i = 0; i < deps; ++i) enabled[i] = i;
+    std::vector<std::size_t> enabled;
+    enabled.reserve(deps + report_.inserted.size());
+    for (std::size_t i = 0; i < deps; ++i) enabled.push_back(track(i));
     for (std::size_t u = 0; u < report_.inserted.size(); ++u) enabled.push_back(trackPlacement(u));
     bool anyLive = false;
     while (true) {
@@ -684,18 +723,16 @@ class Prover {
       account(r);
       if (r.unknown()) return unknown("satisfaction query: " + r.reason);
       if (r.sat()) break;
-      std::vector<std::size_t> violated;
-      for (std::size_t id : r.core)
-        if (id < deps) violated.push_back(id);
+      const std::vector<std::size_t> violated = dependencesOf(r.core);
       if (violated.empty()) return unknown("the placed positions contradict each other (no dependence in the core)");
-      for (std::size_t id : violated) {
-        const Dependence& d = report_.dependences[id];
+      for (std::size_t dep : violated) {
+        const Dependence& d = report_.dependences[dep];
         anyLive = anyLive || d.live;
         if (report_.violations.size() < options_.maxViolations)
-          report_.violations.push_back({id, words_->violation(d, effectsOf(d)), d.live});
+          report_.violations.push_back({dep, words_->violation(d, effectsOf(d)), d.live});
         else
           report_.moreViolations = true;
-        enabled.erase(std::find(enabled.begin(), enabled.end(), id));
+        enabled.erase(std::find(enabled.begin(), enabled.end(), idOfDependence_[dep]));
       }
       if (anyLive && report_.moreViolations) break;
     }
@@ -741,7 +778,10 @@ class Prover {
       InsertedVerdict v;
       v.inserted = u;
       if (auto it = coreByName.find(report_.inserted[u].name); it != coreByName.end()) v.coreExplanation = *it->second;
-      if (!minimalityOf(u, preds, depsOf, v)) return;
+      openScope();
+      const bool decided = minimalityOf(u, preds, depsOf, v);
+      closeScope();
+      if (!decided) return;
       all = all && (v.minimal.value_or(false) || report_.inserted[u].noOp);
       if (v.agreesWithCore == false) ++report_.disagreements;
       report_.verdicts.push_back(std::move(v));
@@ -765,10 +805,13 @@ class Prover {
     return ids;
   }
 
+  // In the open scope: can u go before original node `node`, with the dependences `window`?
   bool feasibleBefore(std::size_t u, std::int64_t node, const std::vector<std::size_t>& window, QueryResult* out) {
-    std::vector<std::size_t> enabled = window;
-    enabled.push_back(solver_->track(pos_[u] < context_->int_val(originalPosition(static_cast<NodeIndex>(node))),
-                                     "query " + words_->insertedLabel(u) + " before " + words_->node(static_cast<NodeIndex>(node))));
+    std::vector<std::size_t> enabled;
+    enabled.reserve(window.size() + 1);
+    for (std::size_t dep : window) enabled.push_back(track(dep));
+    enabled.push_back(trackOther(pos_[u] < context_->int_val(originalPosition(static_cast<NodeIndex>(node))),
+                                 "query " + words_->insertedLabel(u) + " before " + words_->node(static_cast<NodeIndex>(node))));
     QueryResult r = solver_->check(enabled, "can " + words_->insertedLabel(u) + " go before " +
                                                 words_->node(static_cast<NodeIndex>(node)) + "?");
     account(r);
@@ -800,8 +843,7 @@ class Prover {
     }
     if (r.unsat()) {
       v.minimal = true;
-      for (std::size_t id : r.core)
-        if (id < report_.dependences.size()) v.core.push_back(id);
+      v.core = dependencesOf(r.core);
       explain(u, v);
     } else {
       v.minimal = false;
@@ -890,10 +932,25 @@ class Prover {
                        " (\"" + e.text + "\"), but the storage semantics gives no such dependence";
       return;
     }
-    std::vector<std::size_t> enabled = rest;
-    enabled.insert(enabled.end(), claimed.begin(), claimed.end());
-    enabled.push_back(solver_->track(pos_[u] < context_->int_val(originalPosition(static_cast<NodeIndex>(n.anchor))),
-                                     "query " + words_->insertedLabel(u) + " before its anchor, by core's reason"));
+    // The minimality core already shows it when core's reason holds every dependence of u the
+    // core needs (the core with the rest of the window is then a subset of this query).
+    if (v.minimal == true) {
+      bool covered = true;
+      for (std::size_t dep : v.core) {
+        const Dependence& d = report_.dependences[dep];
+        const bool direct = d.inserted == u || (d.other && *d.other == u);
+        if (direct && std::find(claimed.begin(), claimed.end(), dep) == claimed.end()) covered = false;
+      }
+      if (covered) {
+        v.agreesWithCore = true;
+        return;
+      }
+    }
+    std::vector<std::size_t> enabled;
+    for (std::size_t dep : rest) enabled.push_back(track(dep));
+    for (std::size_t dep : claimed) enabled.push_back(track(dep));
+    enabled.push_back(trackOther(pos_[u] < context_->int_val(originalPosition(static_cast<NodeIndex>(n.anchor))),
+                                 "query " + words_->insertedLabel(u) + " before its anchor, by core's reason"));
     QueryResult r = solver_->check(enabled, "does core's reason for " + words_->insertedLabel(u) + " force its position?");
     account(r);
     if (r.unknown()) {
@@ -909,15 +966,40 @@ class Prover {
 
 }  // namespace
 
+struct OrderingProver::State {
+  OrderingOptions options;
+  z3::context context;
+  Solver solver;
+  explicit State(OrderingOptions o) : options(std::move(o)), solver(context, withLogic(options.smt), "ordering") {}
+  static SmtOptions withLogic(SmtOptions smt) {
+    smt.logic = "QF_IDL";  // every dependence and query is a difference constraint
+    return smt;
+  }
+};
+
+OrderingProver::OrderingProver(OrderingOptions options) : state_(std::make_unique<State>(std::move(options))) {}
+OrderingProver::~OrderingProver() = default;
+OrderingProver::OrderingProver(OrderingProver&&) noexcept = default;
+OrderingProver& OrderingProver::operator=(OrderingProver&&) noexcept = default;
+
+OrderingReport OrderingProver::prove(const Program& program, const PlacedProgram& placed, const SchemaTable& schemas,
+                                     bool requireMinimal) {
+  return Prover(program, placed, schemas, requireMinimal, state_->options, state_->context, state_->solver).run();
+}
+
+OrderingReport OrderingProver::prove(const Program& program, Placement placement, const SchemaTable& schemas) {
+  const PlacedProgram placed = place(program, placement, schemas);
+  return prove(program, placed, schemas, placement == Placement::Early);
+}
+
 OrderingReport proveOrdering(const Program& program, const PlacedProgram& placed, const SchemaTable& schemas,
                              bool requireMinimal, const OrderingOptions& options) {
-  return Prover(program, placed, schemas, requireMinimal, options).run();
+  return OrderingProver(options).prove(program, placed, schemas, requireMinimal);
 }
 
 OrderingReport proveOrdering(const Program& program, Placement placement, const SchemaTable& schemas,
                              const OrderingOptions& options) {
-  const PlacedProgram placed = place(program, placement, schemas);
-  return proveOrdering(program, placed, schemas, placement == Placement::Early, options);
+  return OrderingProver(options).prove(program, placement, schemas);
 }
 
 std::string formatOrderingReport(const OrderingReport& r, std::string_view placementName) {

@@ -43,6 +43,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -148,6 +149,8 @@ struct InsertedVerdict {
 };
 
 struct OrderingOptions {
+  // Limits and dumps (smt.logic is set to QF_IDL by the proof: its constraints are difference
+  // logic).
   SmtOptions smt;
   // Ask the minimality queries (for every placement; `early` must be minimal to be proved).
   bool minimality = true;
@@ -179,14 +182,34 @@ struct OrderingReport {
   std::size_t liveViolations() const;
 };
 
-// Places `program` with `placement` (core/placement.h) and proves the result; `early` must be
-// minimal too. `program` must be valid; `schemas` is schemasFor(program, builtinSchemas()).
+// Proves program after program with one Z3 context and solver, which cost more to set up than
+// the queries of a small program (a campaign, a benchmark, a test over a corpus). Every query
+// runs in a solver scope of its own, so nothing of one proof is left for the next; the reports
+// are those of separate proofs. Not for concurrent use: one per thread.
+class OrderingProver {
+ public:
+  explicit OrderingProver(OrderingOptions options = {});
+  ~OrderingProver();
+  OrderingProver(OrderingProver&&) noexcept;
+  OrderingProver& operator=(OrderingProver&&) noexcept;
+
+  // Places `program` with `placement` (core/placement.h) and proves the result; `early` must
+  // be minimal too. `program` must be valid; `schemas` is schemasFor(program, builtinSchemas()).
+  OrderingReport prove(const Program& program, Placement placement, const SchemaTable& schemas);
+  // The same for a placed program from anywhere (another implementation of the pass): its
+  // program, its copies' explanations (may be empty) and its failure. `requireMinimal` makes
+  // a placement that is valid but not minimal a refutation.
+  OrderingReport prove(const Program& program, const PlacedProgram& placed, const SchemaTable& schemas,
+                       bool requireMinimal);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// One proof with a fresh prover.
 OrderingReport proveOrdering(const Program& program, Placement placement, const SchemaTable& schemas,
                              const OrderingOptions& options = {});
-
-// The same for a placed program from anywhere (another implementation of the pass): `placed`
-// is what it produced, `explanations` its copies' explanations (may be empty), `failure` set
-// if it failed. `requireMinimal` makes a placement that is valid but not minimal a refutation.
 OrderingReport proveOrdering(const Program& program, const PlacedProgram& placed, const SchemaTable& schemas,
                              bool requireMinimal, const OrderingOptions& options = {});
 
