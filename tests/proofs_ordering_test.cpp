@@ -55,6 +55,17 @@ OrderingOptions refutationOnly() {
   return o;
 }
 
+// Provers kept for the whole test program, as a campaign keeps one: a Z3 context and solver
+// cost a few milliseconds to set up, and every proof leaves nothing in them for the next.
+OrderingProver& prover() {
+  static OrderingProver p;
+  return p;
+}
+OrderingProver& refuter() {
+  static OrderingProver p(refutationOnly());
+  return p;
+}
+
 // How the proof and the oracle compare on one program and placement.
 enum class Comparison {
   Agree,             // both find a bug, or neither
@@ -125,14 +136,14 @@ bool writesChangeNothingInOracleRuns(const Program& program, const SchemaTable& 
   return true;
 }
 
-Compared compare(const Program& program, Placement placement, const OrderingOptions& proving = refutationOnly()) {
+Compared compare(const Program& program, Placement placement, OrderingProver& proving = refuter()) {
   Compared c;
   const SchemaTable schemas = schemasFor(program, builtins());
   oracle::CheckOptions checking;
   checking.placement = placement;
   checking.inputs = 3;
   c.oracle = oracle::check(program, checking, schemas);
-  c.proof = proveOrdering(program, placement, schemas, proving);
+  c.proof = proving.prove(program, placement, schemas);
   const bool bug = c.oracle.verdict == oracle::Verdict::PlacementBug;
   if (c.proof.verdict == Verdict::Unknown) {
     c.comparison = Comparison::Unknown;
@@ -201,7 +212,7 @@ TEST(ProofsOrdering, HazardProgramsProofAgreesWithTheOracleForEveryPlacement) {
 TEST(ProofsOrdering, HazardRefutationsNameTheBrokenConstraintInGraphWords) {
   auto refutationOf = [](const std::string& file, Placement placement) {
     const Program p = testing::loadProgram(testing::corpusDir() / "hazards" / file);
-    return proveOrdering(p, placement, schemasFor(p, builtins()), refutationOnly());
+    return refuter().prove(p, placement, schemasFor(p, builtins()));
   };
   const OrderingReport h4 = refutationOf("h04_list_argument_write.txt", Placement::Pr20744);
   ASSERT_EQ(h4.verdict, Verdict::Refuted);
@@ -241,7 +252,7 @@ TEST(ProofsOrdering, HazardRefutationsNameTheBrokenConstraintInGraphWords) {
 
 TEST(ProofsOrdering, DroppedNodesThatWriteObservedStorageAreFaults) {
   const Program p = testing::loadProgram(testing::corpusDir() / "regressions" / "upstream_dce_storage_writer.txt");
-  const OrderingReport r = proveOrdering(p, Placement::Upstream, schemasFor(p, builtins()), refutationOnly());
+  const OrderingReport r = refuter().prove(p, Placement::Upstream, schemasFor(p, builtins()));
   ASSERT_EQ(r.faults.size(), 1u);
   EXPECT_EQ(r.faults[0].kind, FaultKind::DroppedNode);
   EXPECT_NE(r.faults[0].text.find("%add"), std::string::npos);
@@ -254,7 +265,7 @@ void expectEarlyProvedMinimal(const std::filesystem::path& file) {
   ASSERT_TRUE(read.ok()) << formatAll(read.errors);
   if (!validate(*read).empty()) return;  // corpus/regressions/crashes holds inputs that never validated
   const Program& p = *read;
-  const OrderingReport r = proveOrdering(p, Placement::Early, schemasFor(p, builtins()));
+  const OrderingReport r = prover().prove(p, Placement::Early, schemasFor(p, builtins()));
   EXPECT_EQ(r.verdict, Verdict::Proved) << file << "\n" << formatOrderingReport(r, "early");
   EXPECT_TRUE(r.faults.empty()) << file;
   EXPECT_TRUE(r.violations.empty()) << file;
@@ -297,7 +308,7 @@ TEST(ProofsOrdering, EarlyExplanationsAreTheProofsOnTheHazards) {
   // value; h08: the copy into b reads b_a, which the copy into a overwrites.
   auto early = [](const std::string& file) {
     const Program p = testing::loadProgram(testing::corpusDir() / "hazards" / file);
-    return proveOrdering(p, Placement::Early, schemasFor(p, builtins()));
+    return prover().prove(p, Placement::Early, schemasFor(p, builtins()));
   };
   const OrderingReport h1 = early("h01_old_value_reader.txt");
   ASSERT_EQ(h1.verdicts.size(), 1u);
@@ -326,6 +337,31 @@ TEST(ProofsOrdering, EndIsValidButNotMinimalAndThatIsNoRefutation) {
   const SchemaTable schemas = schemasFor(p, builtins());
   const OrderingReport strict = proveOrdering(p, place(p, Placement::End, schemas), schemas, /*requireMinimal=*/true);
   EXPECT_EQ(strict.verdict, Verdict::Refuted);
+}
+
+// A prover kept across proofs gives exactly the reports of fresh ones (its queries run in
+// scopes that leave nothing behind), in any order.
+TEST(ProofsOrdering, AProverReusedGivesTheReportsOfFreshOnes) {
+  auto text = [](const OrderingReport& r) {
+    std::string s = formatOrderingReport(r, "early");
+    for (const InsertedVerdict& v : r.verdicts)
+      for (std::size_t dep : v.core) s += "|" + r.dependenceNames[dep];
+    return s;
+  };
+  OrderingProver reused;
+  std::vector<std::string> fresh, again;
+  const std::vector<std::filesystem::path> files = hazardFiles();
+  for (const auto& file : files) {
+    const Program p = testing::loadProgram(file);
+    const SchemaTable schemas = schemasFor(p, builtins());
+    fresh.push_back(text(proveOrdering(p, Placement::End, schemas)) + text(proveOrdering(p, Placement::Early, schemas)));
+  }
+  for (std::size_t i = files.size(); i-- > 0;) {  // backwards, one prover
+    const Program p = testing::loadProgram(files[i]);
+    const SchemaTable schemas = schemasFor(p, builtins());
+    again.insert(again.begin(), text(reused.prove(p, Placement::End, schemas)) + text(reused.prove(p, Placement::Early, schemas)));
+  }
+  EXPECT_EQ(fresh, again);
 }
 
 TEST(ProofsOrdering, TinyResourceLimitIsUnknownNeverProved) {
@@ -449,7 +485,7 @@ gen::GenOptions propertyOptions() {
 RC_GTEST_PROP(ProofsOrderingProperties, EarlyIsProvedMinimalOnGeneratedPrograms, ()) {
   gen::RapidCheckChoices choices;
   const Program p = gen::generateProgram(choices, propertyOptions());
-  const OrderingReport r = proveOrdering(p, Placement::Early, schemasFor(p, builtins()));
+  const OrderingReport r = prover().prove(p, Placement::Early, schemasFor(p, builtins()));
   if (r.verdict != Verdict::Proved || r.disagreements != 0)
     RC_LOG() << formatOrderingReport(r, "early") << writeProgram(p);
   RC_ASSERT(r.verdict == Verdict::Proved);
@@ -524,8 +560,9 @@ bool oracleRefutes(const Program& program, const Program& placed, const SchemaTa
 // the oracle finds a bug in, or it claims an early copy could go earlier and the oracle
 // refutes the program with the copy moved there.
 std::string witnessWithout(DepKind dropped, const std::vector<Program>& programs) {
-  OrderingOptions mutated;
-  mutated.dropKind = dropped;
+  OrderingOptions options;
+  options.dropKind = dropped;
+  OrderingProver mutated(options);
   for (const Program& p : programs) {
     const SchemaTable schemas = schemasFor(p, builtins());
     for (Placement placement : kAllPlacements) {
@@ -534,7 +571,7 @@ std::string witnessWithout(DepKind dropped, const std::vector<Program>& programs
         return "proves " + std::string(toString(placement)) + ", which the oracle refutes:\n" + c.describe();
     }
     const PlacedProgram early = place(p, Placement::Early, schemas);
-    const OrderingReport r = proveOrdering(p, early, schemas, true, mutated);
+    const OrderingReport r = mutated.prove(p, early, schemas, true);
     for (const InsertedVerdict& v : r.verdicts) {
       if (v.minimal != false) continue;
       const Program moved = moveNode(p, early.program, r.inserted[v.inserted].name, v.earliestAfterNode);
