@@ -5,8 +5,8 @@ namespace wb::cli {
 
 namespace {
 
-nlohmann::json nameOr(const Program& p, proofs::NodeIndex n) {
-  if (n == proofs::kNoNode || n >= p.graph.nodes.size()) return nullptr;
+nlohmann::json nameOr(const Program& p, NodeId n) {
+  if (n == kNoNode || n >= p.graph.nodes.size()) return nullptr;
   return p.graph.nodes[n].name;
 }
 
@@ -55,7 +55,7 @@ nlohmann::json orderingJson(const Program& program, const proofs::OrderingReport
                         {"clone", n.clone ? nlohmann::json(r.inserted[*n.clone].name) : nlohmann::json(nullptr)},
                         {"output_index", n.kind == InsertedNode::Kind::Copy ? nlohmann::json(n.outputIndex) : nlohmann::json(nullptr)},
                         {"position", n.placedIndex},
-                        {"after", n.anchor < 0 ? nlohmann::json(nullptr) : nameOr(program, static_cast<proofs::NodeIndex>(n.anchor))},
+                        {"after", n.anchor < 0 ? nlohmann::json(nullptr) : nameOr(program, static_cast<NodeId>(n.anchor))},
                         {"minimal", nullptr},
                         {"explanation", nullptr},
                         {"rule", nullptr},

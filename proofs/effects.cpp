@@ -9,22 +9,10 @@
 
 namespace wb::proofs {
 
-References::References(const Graph& graph) : graph_(&graph), index_(NameOf{&graph}, graph.nodes.size()) {
-  for (std::size_t i = 0; i < graph.nodes.size(); ++i) index_.insert(static_cast<std::uint32_t>(i));
-}
-
-NodeIndex References::definition(const Arg& ref) const {
-  if (!ref.isRef()) return kNoNode;
-  const std::int64_t hint = ref.definitionHint();
-  if (hint >= 0 && static_cast<std::size_t>(hint) < graph_->nodes.size() &&
-      graph_->nodes[static_cast<std::size_t>(hint)].name == ref.text)
-    return static_cast<NodeIndex>(hint);
-  return byName(ref.text);
-}
-
-NodeIndex References::byName(std::string_view name) const {
-  const std::uint32_t id = index_.find(name);
-  return id == index_.kNone ? kNoNode : id;
+NodeId placeholderNamed(const Graph& graph, std::string_view name) {
+  for (std::size_t i = 0; i < graph.nodes.size() && graph.nodes[i].isPlaceholder(); ++i)
+    if (graph.nodes[i].name == name) return static_cast<NodeId>(i);
+  return kNoNode;
 }
 
 std::string_view toString(Via via) {
@@ -40,7 +28,7 @@ std::string_view toString(Via via) {
   return "?";
 }
 
-std::string nodeLabel(const Graph& graph, NodeIndex n) {
+std::string nodeLabel(const Graph& graph, NodeId n) {
   if (n == kNoNode || n >= graph.nodes.size()) return "?";
   const Node& node = graph.nodes[n];
   return node.isPlaceholder() ? node.name : "%" + node.name;
@@ -92,7 +80,7 @@ bool bindArguments(const Node& node, const Schema& schema, std::vector<const Arg
 class Deriver {
  public:
   Deriver(const Program& program, const SchemaTable& schemas, ViewMode mode)
-      : program_(program), graph_(program.graph), schemas_(schemas), refs_(program.graph), mode_(mode) {}
+      : program_(program), graph_(program.graph), schemas_(schemas), mode_(mode) {}
 
   Effects run() {
     const std::size_t n = graph_.nodes.size();
@@ -101,11 +89,11 @@ class Deriver {
     out_.readersOf.resize(n);
     out_.writersOf.resize(n);
     markKeptViewCopies();
-    for (std::size_t i = 0; i < n; ++i) visit(static_cast<NodeIndex>(i));
+    for (std::size_t i = 0; i < n; ++i) visit(static_cast<NodeId>(i));
     for (std::size_t i = 0; i < n; ++i) {
       if (graph_.nodes[i].isOutput()) continue;
-      for (const Access& a : out_.nodes[i].reads) out_.readersOf[a.root].push_back(static_cast<NodeIndex>(i));
-      for (const Access& a : out_.nodes[i].writes) out_.writersOf[a.root].push_back(static_cast<NodeIndex>(i));
+      for (const Access& a : out_.nodes[i].reads) out_.readersOf[a.root].push_back(static_cast<NodeId>(i));
+      for (const Access& a : out_.nodes[i].writes) out_.writersOf[a.root].push_back(static_cast<NodeId>(i));
     }
     computeLiveness();
     return std::move(out_);
@@ -115,7 +103,6 @@ class Deriver {
   const Program& program_;
   const Graph& graph_;
   const SchemaTable& schemas_;
-  References refs_;
   ViewMode mode_;
   Effects out_;
   std::vector<bool> kept_;  // view_copy nodes the program returns at a non-mutation position
@@ -132,22 +119,22 @@ class Deriver {
   }
   void markRefs(const Arg& a) {
     if (a.isRef()) {
-      if (NodeIndex v = refs_.definition(a); v != kNoNode) kept_[v] = true;
+      kept_[a.node] = true;
     } else if (a.isSequence()) {
       for (const Arg& item : a.items) markRefs(item);
     }
   }
 
-  const std::vector<RootLink>& rootsOf(NodeIndex v) const { return out_.nodes[v].roots; }
+  const std::vector<RootLink>& rootsOf(NodeId v) const { return out_.nodes[v].roots; }
 
   // Roots of value `v` (an argument of the node being visited) into `into`, as reached
   // through `v` by `via`.
-  void shareRoots(NodeIndex v, Via via, std::vector<RootLink>& into) const {
+  void shareRoots(NodeId v, Via via, std::vector<RootLink>& into) const {
     for (const RootLink& l : rootsOf(v)) into.push_back({l.root, v, via});
   }
   void shareRootsOfArg(const Arg& a, Via via, std::vector<RootLink>& into) const {
     if (a.isRef()) {
-      if (NodeIndex v = refs_.definition(a); v != kNoNode) shareRoots(v, via, into);
+      shareRoots(a.node, via, into);
     } else if (a.isSequence()) {
       for (const Arg& item : a.items) shareRootsOfArg(item, via == Via::Argument ? Via::ListElement : via, into);
     }
@@ -156,8 +143,7 @@ class Deriver {
   // Every root of every node `a` names, as accesses through argument `argument`.
   void access(const Arg& a, std::int32_t argument, std::int32_t element, Via via, std::vector<Access>& into) const {
     if (a.isRef()) {
-      NodeIndex v = refs_.definition(a);
-      if (v == kNoNode) return;
+      const NodeId v = a.node;
       for (const RootLink& l : rootsOf(v)) into.push_back({l.root, v, argument, element, via});
     } else if (a.isSequence()) {
       for (std::size_t j = 0; j < a.items.size(); ++j) {
@@ -179,7 +165,7 @@ class Deriver {
         accesses.end());
   }
 
-  void visit(NodeIndex i) {
+  void visit(NodeId i) {
     const Node& node = graph_.nodes[i];
     NodeEffects& e = out_.nodes[i];
     switch (node.op) {
@@ -206,7 +192,7 @@ class Deriver {
   }
 
   // No usable schema: may read, write and alias every tensor argument; or a fresh result.
-  void havoc(NodeIndex i) {
+  void havoc(NodeId i) {
     const Node& node = graph_.nodes[i];
     NodeEffects& e = out_.nodes[i];
     e.havoc = true;
@@ -222,12 +208,12 @@ class Deriver {
     for (const auto& kv : node.kwargs) each(kv.second);
   }
 
-  void getitem(NodeIndex i) {
+  void getitem(NodeId i) {
     const Node& node = graph_.nodes[i];
     NodeEffects& e = out_.nodes[i];
     if (node.args.empty()) return;
-    const NodeIndex container = refs_.definition(node.args[0]);
-    if (container == kNoNode) return;
+    if (!node.args[0].isRef()) return;
+    const NodeId container = node.args[0].node;
     const NodeEffects& c = out_.nodes[container];
     const std::vector<RootLink>* from = &c.roots;
     if (node.args.size() >= 2 && node.args[1].kind == Arg::Kind::Int && !c.elements.empty()) {
@@ -240,7 +226,7 @@ class Deriver {
     normaliseLinks(e.roots);
   }
 
-  bool schemaCall(NodeIndex i) {
+  bool schemaCall(NodeId i) {
     const Node& node = graph_.nodes[i];
     NodeEffects& e = out_.nodes[i];
     const Schema* schema = schemas_.find(node.target, node.args.size());
@@ -297,15 +283,14 @@ class Deriver {
 
   // `_share_alloc_with_arg_idx = k`: the result lives in (raw) argument k's storage, which
   // the node therefore writes.
-  void shareAlloc(NodeIndex i) {
+  void shareAlloc(NodeId i) {
     const Node& node = graph_.nodes[i];
     if (node.meta.empty()) return;
     std::optional<int> k = node.shareAllocArgIndex();
     if (!k || static_cast<std::size_t>(*k) >= node.args.size() || !node.args[*k].isRef()) return;
     NodeEffects& e = out_.nodes[i];
     if (e.roots.empty()) return;  // no tensor result: nothing is allocated
-    const NodeIndex base = refs_.definition(node.args[*k]);
-    if (base == kNoNode) return;
+    const NodeId base = node.args[*k].node;
     // The result is not fresh: it is computed into the argument's storage.
     e.roots.erase(std::remove_if(e.roots.begin(), e.roots.end(), [&](const RootLink& l) { return l.root == i; }),
                   e.roots.end());
@@ -332,7 +317,7 @@ class Deriver {
     for (const OutputSpec& spec : program_.signature.outputs)
       if (isMutation(spec.kind))
         if (const InputSpec* input = program_.signature.mutatedInput(spec))
-          if (NodeIndex t = refs_.byName(input->name); t != kNoNode) liveRoot[t] = false;
+          if (NodeId t = placeholderNamed(graph_, input->name); t != kNoNode) liveRoot[t] = false;
     for (std::size_t i = n; i-- > 0;) {
       const Node& node = graph_.nodes[i];
       NodeEffects& e = out_.nodes[i];
@@ -347,7 +332,7 @@ class Deriver {
         for (const Access& a : e.writes)
           if (havocWrites || a.via != Via::Havoc) live = live || liveRoot[a.root];
         if (live) {
-          forEachNamed(node, [&](NodeIndex v) { liveValue[v] = true; });
+          forEachNamed(node, [&](NodeId v) { liveValue[v] = true; });
           for (const Access& a : e.reads) liveRoot[a.root] = true;
         }
       }
@@ -359,7 +344,7 @@ class Deriver {
   void forEachNamed(const Node& node, F&& f) const {
     auto visitArg = [&](const Arg& a, auto& self) -> void {
       if (a.isRef()) {
-        if (NodeIndex v = refs_.definition(a); v != kNoNode) f(v);
+        f(a.node);
       } else if (a.isSequence()) {
         for (const Arg& item : a.items) self(item, self);
       }
@@ -370,20 +355,20 @@ class Deriver {
 };
 
 template <typename T>
-const T* findByRoot(const std::vector<T>& sorted, NodeIndex root) {
-  auto it = std::lower_bound(sorted.begin(), sorted.end(), root, [](const T& a, NodeIndex r) { return a.root < r; });
+const T* findByRoot(const std::vector<T>& sorted, NodeId root) {
+  auto it = std::lower_bound(sorted.begin(), sorted.end(), root, [](const T& a, NodeId r) { return a.root < r; });
   return it != sorted.end() && it->root == root ? &*it : nullptr;
 }
 
 }  // namespace
 
-bool Effects::mayAlias(NodeIndex value, NodeIndex root) const {
+bool Effects::mayAlias(NodeId value, NodeId root) const {
   return findByRoot(nodes[value].roots, root) != nullptr;
 }
-const Access* Effects::readOf(NodeIndex node, NodeIndex root) const { return findByRoot(nodes[node].reads, root); }
-const Access* Effects::writeOf(NodeIndex node, NodeIndex root) const { return findByRoot(nodes[node].writes, root); }
+const Access* Effects::readOf(NodeId node, NodeId root) const { return findByRoot(nodes[node].reads, root); }
+const Access* Effects::writeOf(NodeId node, NodeId root) const { return findByRoot(nodes[node].writes, root); }
 
-std::vector<RootLink> aliasPath(const Effects& effects, NodeIndex value, NodeIndex root) {
+std::vector<RootLink> aliasPath(const Effects& effects, NodeId value, NodeId root) {
   std::vector<RootLink> path;
   for (std::size_t steps = 0; steps <= effects.nodes.size() && value != kNoNode; ++steps) {
     const RootLink* link = findByRoot(effects.nodes[value].roots, root);
@@ -395,7 +380,7 @@ std::vector<RootLink> aliasPath(const Effects& effects, NodeIndex value, NodeInd
   return path;
 }
 
-bool sharesOnlyThroughHavoc(const Effects& effects, NodeIndex value, NodeIndex root) {
+bool sharesOnlyThroughHavoc(const Effects& effects, NodeId value, NodeId root) {
   for (const RootLink& l : aliasPath(effects, value, root))
     if (l.via == Via::Havoc) return true;
   return false;
@@ -410,7 +395,7 @@ namespace {
 // The placeholder whose whole storage value `v` is, or kNoNode: a placeholder itself, or an op
 // returning (as its first result) an argument it writes (`add_`, `index_put_`, `copy_`,
 // `add.out(..., out=t)`), followed back.
-NodeIndex wholeStorageOf(const Program& program, const SchemaTable& schemas, const References& refs, NodeIndex v) {
+NodeId wholeStorageOf(const Program& program, const SchemaTable& schemas, NodeId v) {
   std::vector<const Arg*> bound;
   for (std::size_t steps = 0; v != kNoNode && steps <= program.graph.nodes.size(); ++steps) {
     const Node& node = program.graph.nodes[v];
@@ -419,11 +404,11 @@ NodeIndex wholeStorageOf(const Program& program, const SchemaTable& schemas, con
     const Schema* s = schemas.find(node.target, node.args.size());
     if (!s || s->returns.empty() || !bindArguments(node, *s, bound)) return kNoNode;
     const SchemaType& ret = s->returns[0].type;
-    NodeIndex next = kNoNode;
+    NodeId next = kNoNode;
     for (std::size_t k = 0; k < s->arguments.size() && next == kNoNode; ++k)
       if (bound[k] && bound[k]->isRef() && s->arguments[k].type.isSingleTensor() && s->arguments[k].type.isWrite() &&
           setsIntersect(ret.alias, s->arguments[k].type.alias))
-        next = refs.definition(*bound[k]);
+        next = bound[k]->node;
     v = next;
   }
   return kNoNode;
@@ -431,8 +416,7 @@ NodeIndex wholeStorageOf(const Program& program, const SchemaTable& schemas, con
 
 }  // namespace
 
-std::vector<MutationOutput> mutationOutputs(const Program& program, const SchemaTable& schemas,
-                                            const References& refs) {
+std::vector<MutationOutput> mutationOutputs(const Program& program, const SchemaTable& schemas) {
   std::vector<MutationOutput> result;
   const std::span<const Arg> returned = program.graph.returnedArgs();
   const std::vector<OutputSpec>& specs = program.signature.outputs;
@@ -440,9 +424,9 @@ std::vector<MutationOutput> mutationOutputs(const Program& program, const Schema
     if (!isMutation(specs[p].kind)) continue;
     MutationOutput m;
     m.outputIndex = p;
-    if (const InputSpec* input = program.signature.mutatedInput(specs[p])) m.target = refs.byName(input->name);
-    m.value = refs.definition(returned[p]);
-    m.identity = m.value == kNoNode || (m.target != kNoNode && wholeStorageOf(program, schemas, refs, m.value) == m.target);
+    if (const InputSpec* input = program.signature.mutatedInput(specs[p])) m.target = placeholderNamed(program.graph, input->name);
+    m.value = returned[p].node;
+    m.identity = m.value == kNoNode || (m.target != kNoNode && wholeStorageOf(program, schemas, m.value) == m.target);
     result.push_back(m);
   }
   return result;

@@ -45,41 +45,22 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/ir.h"
-#include "core/name_index.h"
 #include "core/schema.h"
 #include "oracle/oracle.h"
 
 namespace wb::proofs {
 
-using NodeIndex = std::uint32_t;
-inline constexpr NodeIndex kNoNode = std::numeric_limits<NodeIndex>::max();
 using ViewMode = oracle::ViewMode;
 
-// The node an argument names. The one place that turns a reference into a node: references
-// are names today (resolved through their definition hint, else a name index) and will be
-// node indices once Arg holds them; only this class changes then.
-class References {
- public:
-  explicit References(const Graph& graph);
-  // The node `ref` (an Arg of kind Ref) names, or kNoNode.
-  NodeIndex definition(const Arg& ref) const;
-  // The node called `name`, or kNoNode.
-  NodeIndex byName(std::string_view name) const;
-
- private:
-  struct NameOf {
-    const Graph* graph;
-    std::string_view operator()(std::uint32_t id) const { return graph->nodes[id].name; }
-  };
-  const Graph* graph_;
-  FlatNameIndex<NameOf> index_;
-};
+// A reference is the index of its defining node (Arg::node, core/ir.h); an argument that is
+// no reference holds kNoNode there. Signatures name their placeholders by text: this finds one.
+NodeId placeholderNamed(const Graph& graph, std::string_view name);
 
 // How a value comes to share a root, or a node to touch one.
 enum class Via : std::uint8_t {
@@ -95,16 +76,16 @@ std::string_view toString(Via via);
 
 // Root `root` of a value, reached through the argument value `from` (the node itself for Own).
 struct RootLink {
-  NodeIndex root = kNoNode;
-  NodeIndex from = kNoNode;
+  NodeId root = kNoNode;
+  NodeId from = kNoNode;
   Via via = Via::Own;
   friend bool operator==(const RootLink&, const RootLink&) = default;
 };
 
 // One storage access of a node: `root`, touched through the argument value `through`.
 struct Access {
-  NodeIndex root = kNoNode;
-  NodeIndex through = kNoNode;
+  NodeId root = kNoNode;
+  NodeId through = kNoNode;
   std::int32_t argument = -1;  // argument position (schema position when bound, else as
                                // written; -1 for none)
   std::int32_t element = -1;   // list element index, -1 if the argument is no list
@@ -127,20 +108,20 @@ struct Effects {
   ViewMode mode = ViewMode::CopyViews;
   std::vector<NodeEffects> nodes;  // per node of the graph
   // Per root (indexed by node): the non-output nodes that read / write it, in graph order.
-  std::vector<std::vector<NodeIndex>> readersOf, writersOf;
+  std::vector<std::vector<NodeId>> readersOf, writersOf;
 
-  bool mayAlias(NodeIndex value, NodeIndex root) const;
-  const Access* readOf(NodeIndex node, NodeIndex root) const;
-  const Access* writeOf(NodeIndex node, NodeIndex root) const;
+  bool mayAlias(NodeId value, NodeId root) const;
+  const Access* readOf(NodeId node, NodeId root) const;
+  const Access* writeOf(NodeId node, NodeId root) const;
 };
 
 // How `value` comes to share `root`: the links from the value back to the root (the first is
 // the value's own link to it, the last the root's Own link or the step that reaches it). Empty
 // if it does not share it.
-std::vector<RootLink> aliasPath(const Effects& effects, NodeIndex value, NodeIndex root);
+std::vector<RootLink> aliasPath(const Effects& effects, NodeId value, NodeId root);
 // The path passes an op without a schema: the value shares the root only because such an op
 // may return a view of its argument (havoc), not because any op's contract says it does.
-bool sharesOnlyThroughHavoc(const Effects& effects, NodeIndex value, NodeIndex root);
+bool sharesOnlyThroughHavoc(const Effects& effects, NodeId value, NodeId root);
 
 // `schemas` should be schemasFor(program, builtinSchemas()). The program must be valid.
 Effects deriveEffects(const Program& program, const SchemaTable& schemas, ViewMode mode);
@@ -149,17 +130,16 @@ Effects deriveEffects(const Program& program, const SchemaTable& schemas, ViewMo
 // S_par writes `value`'s contents into `target` at the end.
 struct MutationOutput {
   std::size_t outputIndex = 0;
-  NodeIndex target = kNoNode;  // the placeholder written
-  NodeIndex value = kNoNode;   // the returned node (kNoNode: a constant, nothing to write)
+  NodeId target = kNoNode;  // the placeholder written
+  NodeId value = kNoNode;   // the returned node (kNoNode: a constant, nothing to write)
   // `value` is `target`'s whole storage (the placeholder itself, or an op returning a written
   // argument that is, e.g. `index_put_(b, ...)`, `add.out(..., out=b)`): the end write
   // changes nothing, so no copy is needed.
   bool identity = false;
 };
-std::vector<MutationOutput> mutationOutputs(const Program& program, const SchemaTable& schemas,
-                                            const References& refs);
+std::vector<MutationOutput> mutationOutputs(const Program& program, const SchemaTable& schemas);
 
 // Names for explanations: "b_s", "%add".
-std::string nodeLabel(const Graph& graph, NodeIndex n);
+std::string nodeLabel(const Graph& graph, NodeId n);
 
 }  // namespace wb::proofs

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "core/name_index.h"
 #include "core/validate.h"
 
 namespace wb::proofs {
@@ -77,31 +78,32 @@ std::vector<std::string> referenceOutputs(const Program& p) {
     if (i < specs.size() && specs[i].kind == OutputKind::UserInputMutation)
       out.push_back("the final contents of " + specs[i].target);
     else
-      out.push_back(returned[i].isRef() ? "%" + returned[i].text : std::string("a constant"));
+      out.push_back(returned[i].isRef() ? "%" + p.graph.nodes[returned[i].node].name : std::string("a constant"));
   }
   return out;
 }
 
 class Matcher {
  public:
-  Matcher(const Program& program, const Program& placed, const References& refs,
-          const std::vector<MutationOutput>& mutations, const Effects (&effects)[2])
-      : program_(program), placed_(placed), refs_(refs), mutations_(mutations), effects_(effects) {}
+  Matcher(const Program& program, const Program& placed, const std::vector<MutationOutput>& mutations,
+          const Effects (&effects)[2])
+      : program_(program), placed_(placed), mutations_(mutations), effects_(effects) {}
 
   Matching run() {
     const Graph& g = program_.graph;
     const Graph& q = placed_.graph;
     m_.placedOf.assign(g.nodes.size(), kNone);
-    std::map<std::string, std::size_t, std::less<>> insertedByName;
+    matchByName();
+    std::vector<std::size_t> insertedAt(q.nodes.size(), kNone);  // per placed node: its inserted node
     std::int64_t anchor = -1;
     std::uint32_t rank = 0;
     std::size_t lastOriginal = 0;
     bool anyOriginal = false;
     for (std::size_t j = 0; j + 1 < q.nodes.size(); ++j) {
       const Node& n = q.nodes[j];
-      const NodeIndex i = refs_.byName(n.name);
+      const NodeId i = originalOf_[j];
       if (i != kNoNode && !g.nodes[i].isOutput()) {
-        if (!(g.nodes[i] == n)) return outside("the placement changed %" + n.name);
+        if (!sameNodeText(g.nodes[i], g, n, q)) return outside("the placement changed %" + n.name);
         if (anyOriginal && i <= lastOriginal) return outside("the placement reordered %" + n.name);
         m_.placedOf[i] = j;
         lastOriginal = i;
@@ -115,33 +117,34 @@ class Matcher {
       u.anchor = anchor;
       u.rank = ++rank;
       u.placedIndex = j;
-      auto named = [&](const Arg& a) -> NodeIndex { return a.isRef() ? refs_.byName(a.text) : kNoNode; };
+      auto original = [&](const Arg& a) -> NodeId { return a.isRef() ? originalOf_[a.node] : kNoNode; };
+      auto name = [&](const Arg& a) -> const std::string& { return q.nodes[a.node].name; };
       if (n.op == NodeOp::CallFunction && n.target == "aten::copy_" && n.args.size() >= 2 && n.args[0].isRef() &&
           n.args[1].isRef()) {
         u.kind = InsertedNode::Kind::Copy;
-        u.target = named(n.args[0]);
+        u.target = original(n.args[0]);
         if (u.target == kNoNode || !g.nodes[u.target].isPlaceholder())
-          return outside("%" + n.name + " copies into " + n.args[0].text + ", which is no placeholder of the program");
-        if (auto c = insertedByName.find(n.args[1].text); c != insertedByName.end()) {
-          if (m_.inserted[c->second].kind != InsertedNode::Kind::Clone)
-            return outside("%" + n.name + " copies %" + n.args[1].text + ", another copy");
-          u.clone = c->second;
-          u.value = m_.inserted[c->second].value;
+          return outside("%" + n.name + " copies into " + name(n.args[0]) + ", which is no placeholder of the program");
+        if (const std::size_t c = insertedAt[n.args[1].node]; c != kNone) {
+          if (m_.inserted[c].kind != InsertedNode::Kind::Clone)
+            return outside("%" + n.name + " copies %" + name(n.args[1]) + ", another copy");
+          u.clone = c;
+          u.value = m_.inserted[c].value;
         } else {
-          u.value = named(n.args[1]);
-          if (u.value == kNoNode) return outside("%" + n.name + " copies " + n.args[1].text + ", unknown to the program");
+          u.value = original(n.args[1]);
+          if (u.value == kNoNode) return outside("%" + n.name + " copies " + name(n.args[1]) + ", unknown to the program");
         }
       } else if (n.op == NodeOp::CallFunction && n.target == "aten::clone" && !n.args.empty() && n.args[0].isRef()) {
         u.kind = InsertedNode::Kind::Clone;
-        u.value = named(n.args[0]);
-        if (u.value == kNoNode) return outside("%" + n.name + " clones " + n.args[0].text + ", unknown to the program");
+        u.value = original(n.args[0]);
+        if (u.value == kNoNode) return outside("%" + n.name + " clones " + name(n.args[0]) + ", unknown to the program");
       } else {
         return outside("%" + n.name + " (" + std::string(n.target) +
                        ") is neither a copy_ nor a clone: the ordering proof models placements that insert only those");
       }
       u.text = u.kind == InsertedNode::Kind::Clone ? "clone(" + nodeLabel(g, u.value) + ")"
-                                                   : "copy_(" + nodeLabel(g, u.target) + ", %" + n.args[1].text + ")";
-      insertedByName.emplace(u.name, m_.inserted.size());
+                                                   : "copy_(" + nodeLabel(g, u.target) + ", %" + name(n.args[1]) + ")";
+      insertedAt[j] = m_.inserted.size();
       m_.inserted.push_back(std::move(u));
     }
     m_.placedOf[g.nodes.size() - 1] = q.nodes.size() - 1;  // both end with their output node (validated)
@@ -154,16 +157,30 @@ class Matcher {
  private:
   const Program& program_;
   const Program& placed_;
-  const References& refs_;
   const std::vector<MutationOutput>& mutations_;
   const Effects (&effects_)[2];
   Matching m_;
+  std::vector<NodeId> originalOf_;  // per placed node: the program's node of its name, or kNoNode
+
+  // The two programs are matched by name (the text that identifies a node across programs; a
+  // valid program names each node once): the placement keeps the program's nodes and names,
+  // and what it inserts has names of its own.
+  void matchByName() {
+    const Graph& g = program_.graph;
+    const Graph& q = placed_.graph;
+    auto nameOf = [&g](std::uint32_t id) -> std::string_view { return g.nodes[id].name; };
+    FlatNameIndex<decltype(nameOf)> byName(nameOf, g.nodes.size());
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) byName.insert(static_cast<std::uint32_t>(i));
+    originalOf_.assign(q.nodes.size(), kNoNode);
+    for (std::size_t j = 0; j < q.nodes.size(); ++j)
+      if (const std::uint32_t i = byName.find(q.nodes[j].name); i != byName.kNone) originalOf_[j] = i;
+  }
 
   Matching outside(std::string why) {
     m_.outside = std::move(why);
     return std::move(m_);
   }
-  void fault(FaultKind kind, std::string text, NodeIndex node = kNoNode) {
+  void fault(FaultKind kind, std::string text, NodeId node = kNoNode) {
     m_.faults.push_back({kind, std::move(text), node});
   }
 
@@ -181,7 +198,7 @@ class Matcher {
       std::string why = "the placed program drops %" + g.nodes[i].name + ", which writes " + nodeLabel(g, w.root) +
                         "'s storage" + (w.via == Via::ShareAlloc ? " (its result shares that storage)" : "");
       const std::uint8_t modes = static_cast<std::uint8_t>((copyViews.live ? 1 : 0) | (aliasViews.live ? 2 : 0));
-      fault(FaultKind::DroppedNode, why + modesText(modes), static_cast<NodeIndex>(i));
+      fault(FaultKind::DroppedNode, why + modesText(modes), static_cast<NodeId>(i));
       m_.faults.back().havoc = !copyViews.liveWithoutHavocWrites && !aliasViews.liveWithoutHavocWrites;
       if (m_.faults.back().havoc) m_.faults.back().text += " (only if ops without a schema write their arguments)";
     }
@@ -246,12 +263,12 @@ class Matcher {
         out.push_back("a constant");
         continue;
       }
-      const std::string& name = returned[i].text;
-      std::optional<NodeIndex> contentsOf;
+      const NodeId j = returned[i].node;
+      std::optional<NodeId> contentsOf;
       for (const InsertedNode& u : m_.inserted)
-        if (u.name == name && u.kind == InsertedNode::Kind::Copy) contentsOf = u.target;
+        if (u.placedIndex == j && u.kind == InsertedNode::Kind::Copy) contentsOf = u.target;
       if (!contentsOf)
-        if (NodeIndex v = refs_.byName(name); v != kNoNode)
+        if (NodeId v = originalOf_[j]; v != kNoNode)
           for (const MutationOutput& mo : mutations_)
             if (mo.identity && mo.value == v) contentsOf = mo.target;
       if (contentsOf && program_.graph.nodes[*contentsOf].isPlaceholder()) {
@@ -261,7 +278,7 @@ class Matcher {
           continue;
         }
       }
-      out.push_back("%" + name);
+      out.push_back("%" + placed_.graph.nodes[j].name);
     }
     return out;
   }
@@ -290,7 +307,7 @@ class DependenceBuilder {
     for (std::size_t u = 0; u < inserted.size(); ++u)
       if (inserted[u].kind == InsertedNode::Kind::Copy) copiesOf_[inserted[u].target].push_back(u);
     for (std::size_t i = 0; i < g_.nodes.size(); ++i)
-      if (g_.nodes[i].isPlaceholder()) lastPlaceholder_ = static_cast<NodeIndex>(i);
+      if (g_.nodes[i].isPlaceholder()) lastPlaceholder_ = static_cast<NodeId>(i);
   }
 
   std::vector<Dependence> run() {
@@ -299,7 +316,7 @@ class DependenceBuilder {
     // One dependence per (kind, ends, root), holding the modes it exists in.
     std::vector<Dependence> merged;
     merged.reserve(all_.size());
-    std::map<std::tuple<int, std::size_t, bool, NodeIndex, std::size_t, NodeIndex>, std::size_t> index;
+    std::map<std::tuple<int, std::size_t, bool, NodeId, std::size_t, NodeId>, std::size_t> index;
     for (Dependence& d : all_) {
       auto key = std::make_tuple(static_cast<int>(d.kind), d.inserted, d.before, d.node, d.other.value_or(kNone), d.root);
       auto [it, fresh] = index.emplace(key, merged.size());
@@ -321,8 +338,8 @@ class DependenceBuilder {
   const Effects (&effects_)[2];
   const std::vector<std::size_t>& placedOf_;
   std::optional<DepKind> drop_;
-  std::map<NodeIndex, std::vector<std::size_t>> copiesOf_;  // target -> copies writing it
-  NodeIndex lastPlaceholder_ = kNoNode;
+  std::map<NodeId, std::vector<std::size_t>> copiesOf_;  // target -> copies writing it
+  NodeId lastPlaceholder_ = kNoNode;
   std::vector<Dependence> all_;
 
   void add(Dependence d, const Effects& e) {
@@ -343,7 +360,7 @@ class DependenceBuilder {
       d.havoc = true;
     all_.push_back(std::move(d));
   }
-  void after(std::size_t u, DepKind kind, NodeIndex node, const Effects& e, NodeIndex root = kNoNode,
+  void after(std::size_t u, DepKind kind, NodeId node, const Effects& e, NodeId root = kNoNode,
              Access access = {}, bool writes = false, bool live = true) {
     Dependence d;
     d.kind = kind;
@@ -364,7 +381,7 @@ class DependenceBuilder {
       d.kind = DepKind::BeforeOutput;
       d.inserted = u;
       d.before = true;
-      d.node = static_cast<NodeIndex>(g_.nodes.size() - 1);
+      d.node = static_cast<NodeId>(g_.nodes.size() - 1);
       add(std::move(d), e);
     }
     if (n.noOp) {  // copies its target onto itself: only its definition binds it
@@ -383,7 +400,7 @@ class DependenceBuilder {
       after(u, DepKind::AfterValue, n.value, e);
       // R3: after every node writing a storage of the value.
       for (const RootLink& r : e.nodes[n.value].roots)
-        for (NodeIndex w : e.writersOf[r.root])  // a write the copy misses always shows in the target
+        for (NodeId w : e.writersOf[r.root])  // a write the copy misses always shows in the target
           after(u, DepKind::AfterValueWrite, w, e, r.root, *e.writeOf(w, r.root), true, true);
       // C: before every copy overwriting a storage of the value (S_par reads before it writes).
       for (const RootLink& r : e.nodes[n.value].roots) {
@@ -404,11 +421,11 @@ class DependenceBuilder {
     }
     if (n.kind != InsertedNode::Kind::Copy) return;
     // R2: after every node reading or writing the target's storage.
-    const NodeIndex t = n.target;
+    const NodeId t = n.target;
     // A write after the copy lands in the target's final contents: always observable (even
     // when S_par's end would overwrite it, so the writer itself is not live).
-    for (NodeIndex w : e.writersOf[t]) after(u, DepKind::AfterTargetAccess, w, e, t, *e.writeOf(w, t), true, true);
-    for (NodeIndex r : e.readersOf[t])
+    for (NodeId w : e.writersOf[t]) after(u, DepKind::AfterTargetAccess, w, e, t, *e.writeOf(w, t), true, true);
+    for (NodeId r : e.readersOf[t])
       if (!e.writeOf(r, t)) after(u, DepKind::AfterTargetAccess, r, e, t, *e.readOf(r, t), false, e.nodes[r].live);
     // C: copies of one target in output order.
     for (std::size_t c : copiesOf_[t]) {
@@ -437,8 +454,8 @@ class Words {
     if (n.kind == InsertedNode::Kind::Clone) return "clone(%" + g_.nodes[n.value].name + ")";
     return "copy_(" + g_.nodes[n.target].name + ")";
   }
-  std::string node(NodeIndex i) const { return nodeLabel(g_, i); }
-  std::string at(NodeIndex i) const { return placedOf_[i] == kNone ? "(dropped)" : std::to_string(placedOf_[i]); }
+  std::string node(NodeId i) const { return nodeLabel(g_, i); }
+  std::string at(NodeId i) const { return placedOf_[i] == kNone ? "(dropped)" : std::to_string(placedOf_[i]); }
 
   // " through %view_copy", " through list argument 0", " (its result shares that storage)".
   std::string through(const Access& a) const {
@@ -451,7 +468,7 @@ class Words {
   }
   // Why value `through` shares root `root`, when it does through an op without a schema or a
   // `*_copy` view: " (%getitem may be a view of b_s: %executorch_call_delegate has no schema)".
-  std::string aliasReason(const Effects& e, NodeIndex value, NodeIndex root) const {
+  std::string aliasReason(const Effects& e, NodeId value, NodeId root) const {
     for (std::size_t steps = 0; steps < 64 && value != kNoNode && value != root; ++steps) {
       const NodeEffects& ne = e.nodes[value];
       auto it = std::find_if(ne.roots.begin(), ne.roots.end(), [&](const RootLink& l) { return l.root == root; });
@@ -508,7 +525,7 @@ class Words {
   // words of `place --explain` (core/placement_early.cpp explain()).
   std::string explanation(const Dependence& d, std::size_t u, const Effects& e, std::string& rule, std::string& binding) const {
     const InsertedNode& n = inserted_[u];
-    auto throughVia = [&](NodeIndex via, NodeIndex root) { return via != kNoNode && via != root ? " through " + node(via) : ""; };
+    auto throughVia = [&](NodeId via, NodeId root) { return via != kNoNode && via != root ? " through " + node(via) : ""; };
     if (d.other || d.inserted != u) {
       // Bound by another inserted node p that must precede u.
       const std::size_t p = d.inserted == u ? *d.other : d.inserted;
@@ -562,7 +579,6 @@ class Prover {
         placed_(placed),
         schemas_(schemas),
         options_(options),
-        refs_(program.graph),
         context_(&context),
         solver_(&solver),
         queriesBefore_(solver.queries()) {
@@ -581,7 +597,6 @@ class Prover {
   const PlacedProgram& placed_;
   const SchemaTable& schemas_;
   const OrderingOptions& options_;
-  References refs_;
   OrderingReport report_;
   Effects effects_[2];
   std::vector<std::size_t> placedOf_;
@@ -612,8 +627,8 @@ class Prover {
       return finish();
     }
     for (int m = 0; m < 2; ++m) effects_[m] = deriveEffects(program_, schemas_, kModes[m]);
-    const std::vector<MutationOutput> mutations = mutationOutputs(program_, schemas_, refs_);
-    Matching matching = Matcher(program_, placedProgram, refs_, mutations, effects_).run();
+    const std::vector<MutationOutput> mutations = mutationOutputs(program_, schemas_);
+    Matching matching = Matcher(program_, placedProgram, mutations, effects_).run();
     if (matching.outside) {
       unknown(*matching.outside);
       return finish();
@@ -638,7 +653,7 @@ class Prover {
     else report_.verdict = Verdict::Proved;
   }
 
-  std::int64_t originalPosition(NodeIndex i) const { return spacing_ * (static_cast<std::int64_t>(i) + 1); }
+  std::int64_t originalPosition(NodeId i) const { return spacing_ * (static_cast<std::int64_t>(i) + 1); }
 
   const Effects& effectsOf(const Dependence& d) const { return effects_[(d.modes & 1) ? 0 : 1]; }
 
@@ -697,7 +712,7 @@ class Prover {
   std::size_t trackPlacement(std::size_t u) {
     const InsertedNode& n = report_.inserted[u];
     const std::int64_t at = spacing_ * (n.anchor + 1) + n.rank;
-    const std::string where = n.anchor < 0 ? "first" : "right after " + words_->node(static_cast<NodeIndex>(n.anchor));
+    const std::string where = n.anchor < 0 ? "first" : "right after " + words_->node(static_cast<NodeId>(n.anchor));
     return trackOther(pos_[u] == context_->int_val(at), "placed " + words_->insertedLabel(u) + " " + where);
   }
 
@@ -810,10 +825,10 @@ class Prover {
     std::vector<std::size_t> enabled;
     enabled.reserve(window.size() + 1);
     for (std::size_t dep : window) enabled.push_back(track(dep));
-    enabled.push_back(trackOther(pos_[u] < context_->int_val(originalPosition(static_cast<NodeIndex>(node))),
-                                 "query " + words_->insertedLabel(u) + " before " + words_->node(static_cast<NodeIndex>(node))));
+    enabled.push_back(trackOther(pos_[u] < context_->int_val(originalPosition(static_cast<NodeId>(node))),
+                                 "query " + words_->insertedLabel(u) + " before " + words_->node(static_cast<NodeId>(node))));
     QueryResult r = solver_->check(enabled, "can " + words_->insertedLabel(u) + " go before " +
-                                                words_->node(static_cast<NodeIndex>(node)) + "?");
+                                                words_->node(static_cast<NodeId>(node)) + "?");
     account(r);
     const bool sat = r.sat();
     if (out) *out = std::move(r);
@@ -861,10 +876,10 @@ class Prover {
         else lo = mid + 1;
       }
       v.earliestAfterNode = lo - 1;
-      v.earliestAfter = lo == 0 ? std::string("the start") : words_->node(static_cast<NodeIndex>(lo - 1));
+      v.earliestAfter = lo == 0 ? std::string("the start") : words_->node(static_cast<NodeId>(lo - 1));
       v.explanation = "could go right after " + v.earliestAfter + " (before " +
-                      words_->node(static_cast<NodeIndex>(lo)) + "), earlier than right after " +
-                      words_->node(static_cast<NodeIndex>(n.anchor));
+                      words_->node(static_cast<NodeId>(lo)) + "), earlier than right after " +
+                      words_->node(static_cast<NodeId>(n.anchor));
     }
     // Core's explanation claims minimality only for `early`; the models explain their own rules.
     if (v.coreExplanation && report_.minimalityRequired) compareWithCore(u, window, v);
@@ -949,7 +964,7 @@ class Prover {
     std::vector<std::size_t> enabled;
     for (std::size_t dep : rest) enabled.push_back(track(dep));
     for (std::size_t dep : claimed) enabled.push_back(track(dep));
-    enabled.push_back(trackOther(pos_[u] < context_->int_val(originalPosition(static_cast<NodeIndex>(n.anchor))),
+    enabled.push_back(trackOther(pos_[u] < context_->int_val(originalPosition(static_cast<NodeId>(n.anchor))),
                                  "query " + words_->insertedLabel(u) + " before its anchor, by core's reason"));
     QueryResult r = solver_->check(enabled, "does core's reason for " + words_->insertedLabel(u) + " force its position?");
     account(r);

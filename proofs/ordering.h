@@ -73,8 +73,8 @@ struct InsertedNode {
   enum class Kind : std::uint8_t { Copy, Clone };
   Kind kind = Kind::Copy;
   std::string name;              // in the placed program
-  NodeIndex target = kNoNode;    // Copy: the placeholder written (original index)
-  NodeIndex value = kNoNode;     // the original node whose contents it reads (through its clone)
+  NodeId target = kNoNode;    // Copy: the placeholder written (original index)
+  NodeId value = kNoNode;     // the original node whose contents it reads (through its clone)
   std::optional<std::size_t> clone;  // Copy of a clone: the clone (index into inserted)
   std::size_t outputIndex = 0;   // Copy: the mutation output it writes back
   std::int64_t anchor = -1;      // placed right after this original node (-1: before all)
@@ -93,9 +93,9 @@ struct Dependence {
   DepKind kind = DepKind::AfterValue;
   std::size_t inserted = 0;
   bool before = false;                 // inserted precedes the other end (else follows it)
-  NodeIndex node = kNoNode;            // the other end, an original node ...
+  NodeId node = kNoNode;            // the other end, an original node ...
   std::optional<std::size_t> other;    // ... or an inserted node
-  NodeIndex root = kNoNode;            // the storage concerned (R2, R3, C)
+  NodeId root = kNoNode;            // the storage concerned (R2, R3, C)
   Access access;                       // how `node` (R2, R3) or the reader (C) touches it
   bool writes = false;                 // R2: the node writes the target (else reads it)
   bool live = true;                    // the original node may influence an observation
@@ -121,7 +121,7 @@ struct StructuralFault {
   std::string text;
   // The node of the program it is about: the target of a missing write-back or of an
   // unexpected or duplicate copy, the dropped node; kNoNode for the others.
-  NodeIndex node = kNoNode;
+  NodeId node = kNoNode;
   // It holds only because an op without a schema may write (a dropped delegate): havoc.
   bool havoc = false;
 };

@@ -22,28 +22,28 @@ struct Loaded {
   SchemaTable schemas;
   Effects copyViews, aliasViews;
   const Effects& in(ViewMode m) const { return m == ViewMode::CopyViews ? copyViews : aliasViews; }
-  NodeIndex at(std::string_view name) const {
+  NodeId at(std::string_view name) const {
     const std::optional<std::size_t> i = program.graph.indexOf(name);
     EXPECT_TRUE(i.has_value()) << name;
-    return i ? static_cast<NodeIndex>(*i) : kNoNode;
+    return i ? static_cast<NodeId>(*i) : kNoNode;
   }
-  std::vector<std::string> names(const std::vector<NodeIndex>& ids) const {
+  std::vector<std::string> names(const std::vector<NodeId>& ids) const {
     std::vector<std::string> out;
-    for (NodeIndex i : ids) out.push_back(program.graph.nodes[i].name);
+    for (NodeId i : ids) out.push_back(program.graph.nodes[i].name);
     return out;
   }
   std::vector<std::string> roots(ViewMode m, std::string_view value) const {
-    std::vector<NodeIndex> ids;
+    std::vector<NodeId> ids;
     for (const RootLink& l : in(m).nodes[at(value)].roots) ids.push_back(l.root);
     return names(ids);
   }
   std::vector<std::string> writes(ViewMode m, std::string_view node) const {
-    std::vector<NodeIndex> ids;
+    std::vector<NodeId> ids;
     for (const Access& a : in(m).nodes[at(node)].writes) ids.push_back(a.root);
     return names(ids);
   }
   std::vector<std::string> reads(ViewMode m, std::string_view node) const {
-    std::vector<NodeIndex> ids;
+    std::vector<NodeId> ids;
     for (const Access& a : in(m).nodes[at(node)].reads) ids.push_back(a.root);
     return names(ids);
   }
@@ -179,8 +179,7 @@ Graph signature:
 
 TEST(ProofsEffects, MutationOutputsThatAreTheirTargetsStorageNeedNoCopy) {
   Loaded l = hazard("b2_copies_first_positional_specs.txt");
-  const References refs(l.program.graph);
-  const std::vector<MutationOutput> m = mutationOutputs(l.program, l.schemas, refs);
+  const std::vector<MutationOutput> m = mutationOutputs(l.program, l.schemas);
   ASSERT_EQ(m.size(), 2u);
   EXPECT_TRUE(m[0].identity);  // index_put_(b_cache, ...) is b_cache
   EXPECT_FALSE(m[1].identity);
@@ -188,7 +187,7 @@ TEST(ProofsEffects, MutationOutputsThatAreTheirTargetsStorageNeedNoCopy) {
   EXPECT_EQ(m[1].value, l.at("add"));
   // A placeholder returned as another target's value is a write-back (bug B1).
   Loaded b1 = hazard("b1_lineage_of_another_buffer.txt");
-  const std::vector<MutationOutput> m1 = mutationOutputs(b1.program, b1.schemas, References(b1.program.graph));
+  const std::vector<MutationOutput> m1 = mutationOutputs(b1.program, b1.schemas);
   ASSERT_EQ(m1.size(), 1u);
   EXPECT_FALSE(m1[0].identity);
   // An out= variant returning its target is the target.
@@ -203,17 +202,16 @@ Graph signature:
     # outputs
     add: BUFFER_MUTATION target='s'
 )");
-  EXPECT_TRUE(mutationOutputs(out.program, out.schemas, References(out.program.graph))[0].identity);
+  EXPECT_TRUE(mutationOutputs(out.program, out.schemas)[0].identity);
   EXPECT_EQ(out.writes(kCopy, "add"), Names{"b_s"});
 }
 
-TEST(ProofsEffects, ReferencesResolveByHintAndByName) {
+TEST(ProofsEffects, PlaceholderNamedFindsOnlyPlaceholders) {
   Loaded l = hazard("h01_old_value_reader.txt");
-  const References refs(l.program.graph);
-  EXPECT_EQ(refs.definition(Arg::ref("add")), l.at("add"));
-  EXPECT_EQ(refs.definition(Arg::ref("add", 0)), l.at("add"));  // a stale hint
-  EXPECT_EQ(refs.definition(Arg::ref("nothing")), kNoNode);
-  EXPECT_EQ(refs.definition(Arg::ofInt(3)), kNoNode);
+  EXPECT_EQ(placeholderNamed(l.program.graph, "b_s"), l.at("b_s"));
+  EXPECT_EQ(placeholderNamed(l.program.graph, "x"), l.at("x"));
+  EXPECT_EQ(placeholderNamed(l.program.graph, "add"), kNoNode);  // a call, not a placeholder
+  EXPECT_EQ(placeholderNamed(l.program.graph, "nothing"), kNoNode);
 }
 
 }  // namespace

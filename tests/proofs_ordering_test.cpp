@@ -115,7 +115,7 @@ bool endWriteIsNoOpInOracleRuns(const Program& program, const SchemaTable& schem
 // In the oracle's traced runs, node `n` leaves every storage it writes as it found it: its
 // result equals the value it writes into as that value was defined (add(sub(x, x), x) with
 // `_share_alloc_with_arg_idx=1` writes x + 0 into x). Dropping it then changes nothing there.
-bool writesChangeNothingInOracleRuns(const Program& program, const SchemaTable& schemas, NodeIndex n) {
+bool writesChangeNothingInOracleRuns(const Program& program, const SchemaTable& schemas, NodeId n) {
   const Effects effects = deriveEffects(program, schemas, ViewMode::CopyViews);
   if (n == kNoNode || effects.nodes[n].writes.empty()) return false;
   for (oracle::ViewMode mode : {oracle::ViewMode::CopyViews, oracle::ViewMode::AliasViews})
@@ -154,7 +154,7 @@ Compared compare(const Program& program, Placement placement, OrderingProver& pr
   } else {
     // Every reason of the refutation must be one the oracle cannot show, and which.
     bool havoc = false, other = false;
-    auto noOpWrite = [&](NodeIndex target) {
+    auto noOpWrite = [&](NodeId target) {
       return target != kNoNode && endWriteIsNoOpInOracleRuns(program, schemas, program.graph.nodes[target].name);
     };
     for (const StructuralFault& f : c.proof.faults) {
@@ -168,7 +168,7 @@ Compared compare(const Program& program, Placement placement, OrderingProver& pr
       const Dependence& d = c.proof.dependences[v.dependence];
       // The copy whose write breaks the dependence: the constrained copy for R2 (it writes its
       // target before a reader), the overwriting copy for C.
-      NodeIndex writtenBy = kNoNode;
+      NodeId writtenBy = kNoNode;
       if (d.kind == DepKind::AfterTargetAccess) writtenBy = c.proof.inserted[d.inserted].target;
       if (d.kind == DepKind::BeforeOverwrite && d.other) writtenBy = c.proof.inserted[*d.other].target;
       if (d.havoc) havoc = true;
@@ -516,19 +516,30 @@ RC_GTEST_PROP(ProofsOrderingProperties, Draft13857RefutedIffTheOracleFindsABug, 
 
 // The program `placed` with its node `name` moved to right after the node of `original`
 // numbered `after` (-1: right after the placeholders).
+// References follow the nodes (renumberReferences): moved before its arguments' definitions,
+// the node uses them before they are defined, and the program does not validate.
 Program moveNode(const Program& original, const Program& placed, const std::string& name, std::int64_t after) {
-  Program moved = placed;
-  std::vector<Node>& nodes = moved.graph.nodes;
-  auto it = std::find_if(nodes.begin(), nodes.end(), [&](const Node& n) { return n.name == name; });
-  Node node = *it;
-  nodes.erase(it);
+  const std::vector<Node>& nodes = placed.graph.nodes;
+  std::vector<std::size_t> order;  // the placed nodes' indices in their new order
+  std::size_t from = 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].name == name) from = i;
+    else order.push_back(i);
   std::size_t at = 0;
   if (after >= 0) {
     const std::string& anchor = original.graph.nodes[static_cast<std::size_t>(after)].name;
-    at = static_cast<std::size_t>(std::find_if(nodes.begin(), nodes.end(), [&](const Node& n) { return n.name == anchor; }) -
-                                  nodes.begin()) + 1;
+    at = static_cast<std::size_t>(
+             std::find_if(order.begin(), order.end(), [&](std::size_t i) { return nodes[i].name == anchor; }) - order.begin()) +
+         1;
   }
-  nodes.insert(nodes.begin() + static_cast<std::ptrdiff_t>(at), std::move(node));
+  order.insert(order.begin() + static_cast<std::ptrdiff_t>(at), from);
+  Program moved = placed;
+  std::vector<NodeId> oldToNew(nodes.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    moved.graph.nodes[k] = nodes[order[k]];
+    oldToNew[order[k]] = static_cast<NodeId>(k);
+  }
+  renumberReferences(moved.graph, oldToNew);
   return moved;
 }
 
