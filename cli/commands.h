@@ -20,5 +20,6 @@ void registerGen(CLI::App& app, Action& action, const std::vector<std::string>& 
 void registerFuzz(CLI::App& app, Action& action, const std::vector<std::string>& argv);
 void registerShrink(CLI::App& app, Action& action, const std::vector<std::string>& argv);
 void registerProve(CLI::App& app, Action& action, const std::vector<std::string>& argv);
+void registerValidate(CLI::App& app, Action& action, const std::vector<std::string>& argv);
 
 }  // namespace wb::cli

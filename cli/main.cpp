@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   registerGen(app, action, args);
   registerFuzz(app, action, args);
   registerShrink(app, action, args);
+  registerValidate(app, action, args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

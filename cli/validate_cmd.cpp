@@ -1,0 +1,116 @@
+// cli/validate_cmd.cpp: `wbcheck validate BEFORE AFTER [--timeout-ms T] [--rlimit R] [--json] [--smt-dump DIR]`:
+// translation validation of a pass's output (proofs/equivalence.h).
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "proofs/equivalence.h"
+
+namespace wb::cli {
+
+namespace {
+
+struct ValidateCmdOptions {
+  std::string before, after;
+  unsigned timeoutMs = 10'000;
+  std::uint64_t rlimit = proofs::EquivalenceOptions{}.rlimit;
+  bool json = false;
+  std::string smtDump;
+};
+
+nlohmann::json hexOrNull(const std::optional<std::uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+nlohmann::json counterexampleJson(const proofs::Counterexample& c) {
+  nlohmann::json j = {{"view_mode", std::string(oracle::toString(c.viewMode))},
+                      {"solver_observation", c.solverObservation},
+                      {"solver_element", c.solverElement},
+                      {"behaviours", c.behaviours},
+                      {"confirmed", c.confirmed},
+                      {"replayed_with", c.replayedWith},
+                      {"inputs", c.inputs}};
+  if (c.confirmed)
+    j["oracle"] = {{"observation", c.difference.label},
+                   {"is_output", c.difference.isOutput},
+                   {"element", c.difference.element},
+                   {"before", hexOrNull(c.difference.expected)},
+                   {"after", hexOrNull(c.difference.actual)}};
+  else
+    j["oracle"] = nullptr;
+  return j;
+}
+
+int runValidate(const ValidateCmdOptions& options, const std::vector<std::string>& argv) {
+  if (options.timeoutMs == 0) {
+    std::cerr << "wbcheck validate: --timeout-ms must be positive\n";
+    return kInputError;
+  }
+  std::optional<LoadedProgram> before = loadProgram(options.before);
+  if (!before) return kInputError;
+  std::optional<LoadedProgram> after = loadProgram(options.after);
+  if (!after) return kInputError;
+  Result<proofs::PreparedPair> pair = proofs::prepare(before->program, after->program, options.before, options.after);
+  if (!pair) {
+    if (options.json) {
+      nlohmann::json out = provenance(argv);
+      out["verdict"] = "error";
+      out["error"] = formatAll(pair.errors);
+      out["exit_code"] = static_cast<int>(kInputError);
+      std::cout << out.dump(2) << "\n";
+    } else {
+      std::cerr << formatAll(pair.errors);
+    }
+    return kInputError;
+  }
+  proofs::EquivalenceOptions eq;
+  eq.timeoutMs = options.timeoutMs;
+  eq.rlimit = options.rlimit;
+  eq.smtDumpDir = options.smtDump;
+  eq.dumpName = "validate";
+  const proofs::EquivalenceReport report = proofs::checkEquivalence(*pair, eq);
+  if (options.json) {
+    nlohmann::json out = provenance(argv);
+    out["verdict"] = std::string(proofs::toString(report.verdict));
+    out["exit_code"] = report.exitCode();
+    out["tier"] = std::string(oracle::toString(report.tier));
+    out["tier_reason"] = report.tierReason;
+    out["notes"] = pair->notes;
+    out["matched_nodes"] = pair->matchedNodes;
+    out["unmatched_after_nodes"] = pair->unmatched;
+    out["modes"] = nlohmann::json::array();
+    for (const proofs::ModeResult& m : report.modes) {
+      nlohmann::json mode = {{"view_mode", std::string(oracle::toString(m.viewMode))},
+                             {"verdict", std::string(proofs::toString(m.verdict))},
+                             {"detail", m.detail},
+                             {"solver_ms", m.solverMs},
+                             {"compared_elements", m.comparedElements},
+                             {"different_terms", m.differentTerms}};
+      mode["counterexample"] = m.counterexample ? counterexampleJson(*m.counterexample) : nlohmann::json(nullptr);
+      out["modes"].push_back(std::move(mode));
+    }
+    const proofs::Counterexample* c = report.counterexample();
+    out["counterexample"] = c ? counterexampleJson(*c) : nlohmann::json(nullptr);
+    out["smt_dump"] = report.dumped;
+    out["total_ms"] = report.totalMs;
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << proofs::formatReport(report, *pair);
+  }
+  return report.exitCode();
+}
+
+}  // namespace
+
+void registerValidate(CLI::App& app, Action& action, const std::vector<std::string>& argv) {
+  auto options = std::make_shared<ValidateCmdOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "validate", "Prove a pass's output (AFTER, with copy_ nodes) equivalent to its input (BEFORE) under S_par, or refute it");
+  sub->add_option("BEFORE", options->before, "the program with mutation outputs, or - for standard input")->required();
+  sub->add_option("AFTER", options->after, "what the pass printed: the program with its copy_ nodes")->required();
+  sub->add_option("--timeout-ms", options->timeoutMs, "wall-clock limit per solver query")->capture_default_str();
+  sub->add_option("--rlimit", options->rlimit, "Z3's deterministic resource limit per query")->capture_default_str();
+  sub->add_flag("--json", options->json, "machine-readable output");
+  sub->add_option("--smt-dump", options->smtDump, "write every solver query as DIR/validate-<view mode>.smt2");
+  sub->callback([&action, options, argv] { action = [options, argv] { return runValidate(*options, argv); }; });
+}
+
+}  // namespace wb::cli
