@@ -12,8 +12,8 @@ namespace {
 
 struct ValidateCmdOptions {
   std::string before, after;
-  unsigned timeoutMs = 10'000;
-  std::uint64_t rlimit = proofs::EquivalenceOptions{}.rlimit;
+  std::uint32_t timeoutMs = proofs::SmtOptions{}.timeoutMs;
+  std::uint64_t rlimit = proofs::SmtOptions{}.rlimit;
   bool json = false;
   std::string smtDump;
 };
@@ -40,8 +40,8 @@ nlohmann::json counterexampleJson(const proofs::Counterexample& c) {
 }
 
 int runValidate(const ValidateCmdOptions& options, const std::vector<std::string>& argv) {
-  if (options.timeoutMs == 0) {
-    std::cerr << "wbcheck validate: --timeout-ms must be positive\n";
+  if (options.rlimit > 0xffffffffu) {
+    std::cerr << "wbcheck validate: --rlimit must be at most 4294967295\n";
     return kInputError;
   }
   std::optional<LoadedProgram> before = loadProgram(options.before);
@@ -62,9 +62,9 @@ int runValidate(const ValidateCmdOptions& options, const std::vector<std::string
     return kInputError;
   }
   proofs::EquivalenceOptions eq;
-  eq.timeoutMs = options.timeoutMs;
-  eq.rlimit = options.rlimit;
-  eq.smtDumpDir = options.smtDump;
+  eq.smt.timeoutMs = options.timeoutMs;
+  eq.smt.rlimit = options.rlimit;
+  eq.smt.dumpDir = options.smtDump;
   eq.dumpName = "validate";
   const proofs::EquivalenceReport report = proofs::checkEquivalence(*pair, eq);
   if (options.json) {
@@ -106,10 +106,11 @@ void registerValidate(CLI::App& app, Action& action, const std::vector<std::stri
       "validate", "Prove a pass's output (AFTER, with copy_ nodes) equivalent to its input (BEFORE) under S_par, or refute it");
   sub->add_option("BEFORE", options->before, "the program with mutation outputs, or - for standard input")->required();
   sub->add_option("AFTER", options->after, "what the pass printed: the program with its copy_ nodes")->required();
-  sub->add_option("--timeout-ms", options->timeoutMs, "wall-clock limit per solver query")->capture_default_str();
-  sub->add_option("--rlimit", options->rlimit, "Z3's deterministic resource limit per query")->capture_default_str();
+  sub->add_option("--timeout-ms", options->timeoutMs, "wall-clock guard per solver query, in ms (0: none)")
+      ->capture_default_str();
+  sub->add_option("--rlimit", options->rlimit, "Z3 resource limit per query, deterministic (0: none)")->capture_default_str();
   sub->add_flag("--json", options->json, "machine-readable output");
-  sub->add_option("--smt-dump", options->smtDump, "write every solver query as DIR/validate-<view mode>.smt2");
+  sub->add_option("--smt-dump", options->smtDump, "write every query to DIR as an .smt2 file `z3 FILE` answers");
   sub->callback([&action, options, argv] { action = [options, argv] { return runValidate(*options, argv); }; });
 }
 

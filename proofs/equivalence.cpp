@@ -1,13 +1,10 @@
 // proofs/equivalence.cpp: the equivalence queries, the oracle replay and the verdicts.
 #include "proofs/equivalence.h"
 
+#include "proofs/smt.h"
+
 #include <chrono>
-#include <condition_variable>
-#include <filesystem>
-#include <fstream>
-#include <mutex>
 #include <sstream>
-#include <thread>
 
 namespace wb::proofs {
 
@@ -69,35 +66,6 @@ Tier oracleTier(const PreparedPair& pair, std::string& reason) {
     }
   }
   return Tier::Element;
-}
-
-// One solver check under a deterministic resource limit, with a wall-clock guard that
-// interrupts Z3 (whose own timeout is soft).
-z3::check_result solve(z3::solver& solver, const z3::expr_vector& assumptions, unsigned timeoutMs, bool& interrupted) {
-  std::mutex m;
-  std::condition_variable done;
-  bool finished = false;
-  z3::context& ctx = solver.ctx();
-  std::thread guard([&] {
-    std::unique_lock<std::mutex> lock(m);
-    if (!done.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] { return finished; })) {
-      interrupted = true;
-      ctx.interrupt();
-    }
-  });
-  z3::check_result r = z3::unknown;
-  try {
-    r = assumptions.empty() ? solver.check() : solver.check(assumptions);
-  } catch (const z3::exception&) {
-    r = z3::unknown;
-  }
-  {
-    std::lock_guard<std::mutex> lock(m);
-    finished = true;
-  }
-  done.notify_one();
-  guard.join();
-  return r;
 }
 
 std::uint64_t numeral(const z3::expr& e) {
@@ -223,67 +191,54 @@ ModeResult checkMode(const PreparedPair& pair, Tier tier, ViewMode mode, const E
   }
   result.differentTerms = candidates.size();
 
-  // The SMT core without the default tactic front end: on these queries (uninterpreted
-  // functions over 64-bit vectors, arrays) the front end's ackermannisation and bit-blasting
-  // took 40x longer than the core's own congruence closure.
-  z3::solver solver(ctx, z3::solver::simple());
-  z3::params p(ctx);
-  p.set("rlimit", static_cast<unsigned>(std::min<std::uint64_t>(options.rlimit, 0xffffffffu)));
-  p.set("random_seed", 0u);
-  solver.set(p);
+  // The SMT core alone (SmtOptions::coreSolver): these queries are congruence closure over
+  // uninterpreted functions, which Z3's default front end bit-blasts first at 40x the cost.
+  SmtOptions smt = options.smt;
+  smt.coreSolver = true;
+  Solver solver(ctx, smt, options.dumpName + "-" + std::string(oracle::toString(mode)));
   z3::expr_vector differs(ctx);
   for (const Candidate& c : candidates) differs.push_back(c.before != c.after);
   solver.add(z3::mk_or(differs));
-  if (!options.smtDumpDir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(options.smtDumpDir, ec);
-    const std::string file = (std::filesystem::path(options.smtDumpDir) /
-                              (options.dumpName + "-" + std::string(oracle::toString(mode)) + ".smt2"))
-                                 .string();
-    std::ofstream out(file);
-    out << "; wbcheck equivalence query: BEFORE (S_par) against AFTER (placed), " << oracle::toString(mode) << ", "
-        << oracle::toString(tier) << " tier\n; sat: a counterexample; unsat: equivalent\n"
-        << solver.to_smt2("unknown");
-    if (out) dumped.push_back(file);
-  }
+  // The behaviour the oracle gives schema-less ops, as named facts a query may assume.
+  std::vector<std::size_t> oracleBehaviour;
+  for (const z3::expr& lit : vocabulary.oracleBehaviour()) oracleBehaviour.push_back(solver.track(lit, "as the oracle runs it"));
+  auto keep = [&](const QueryResult& q) {
+    if (!q.dumpFile.empty()) dumped.push_back(q.dumpFile);
+    if (q.unknown() && q.reason.starts_with("timeout")) interrupted = true;
+  };
 
   const auto start = std::chrono::steady_clock::now();
-  z3::check_result r = z3::unsat;
-  if (!candidates.empty() || shapeDifference) r = shapeDifference ? z3::sat : solve(solver, z3::expr_vector(ctx), options.timeoutMs, interrupted);
-  if (r == z3::unsat) {
+  QueryResult first;
+  first.answer = QueryResult::Answer::Unsat;
+  if (shapeDifference) {
+    first.answer = QueryResult::Answer::Sat;
+  } else if (!candidates.empty() || !options.smt.dumpDir.empty()) {
+    first = solver.check({}, "an input, interpretation of the ops and behaviour of the schema-less ops under which an "
+                             "observed element of BEFORE (S_par) and AFTER (placed) differs, " +
+                                 std::string(oracle::toString(mode)) + ", " + std::string(oracle::toString(tier)) + " tier");
+    keep(first);
+  }
+  if (first.unsat()) {
     result.solverMs = msSince(start);
     result.verdict = EquivalenceVerdict::Equivalent;
     return result;
   }
-  if (r == z3::unknown) {
+  if (first.unknown()) {
     result.solverMs = msSince(start);
     result.verdict = EquivalenceVerdict::Unknown;
-    result.detail = "the solver gave up (" + solver.reason_unknown() + "; rlimit " + std::to_string(options.rlimit) +
-                    ", wall clock " + std::to_string(options.timeoutMs) + " ms)";
+    result.detail = "the solver gave up: " + first.reason;
     return result;
   }
   // A counterexample: first one where the schema-less ops behave as the oracle has them.
   Counterexample cx;
   cx.viewMode = mode;
-  std::optional<z3::model> model;
+  std::optional<z3::model> model = first.model;
   bool needsBehaviour = false;
-  if (!shapeDifference) {
-    if (!vocabulary.oracleBehaviour().empty()) {
-      z3::expr_vector assumptions(ctx);
-      for (const z3::expr& lit : vocabulary.oracleBehaviour()) assumptions.push_back(lit);
-      const z3::check_result r2 = solve(solver, assumptions, options.timeoutMs, interrupted);
-      if (r2 == z3::sat) model = solver.get_model();
-      else needsBehaviour = r2 == z3::unsat;
-      if (!model) {
-        solve(solver, z3::expr_vector(ctx), options.timeoutMs, interrupted);  // the first model again
-        try {
-          model = solver.get_model();
-        } catch (const z3::exception&) {
-        }
-      }
-    } else {
-      model = solver.get_model();
-    }
+  if (!shapeDifference && !oracleBehaviour.empty()) {
+    const QueryResult asOracle = solver.check(oracleBehaviour, "the same, with every schema-less op as the oracle runs it");
+    keep(asOracle);
+    if (asOracle.sat()) model = asOracle.model;
+    needsBehaviour = asOracle.unsat();
   }
   result.solverMs = msSince(start);
   oracle::InputValues values;

@@ -45,15 +45,16 @@
 
 #include "oracle/oracle.h"
 #include "proofs/match.h"
+#include "proofs/smt.h"
 
 namespace wb::proofs {
 
 struct EquivalenceOptions {
-  unsigned timeoutMs = 10'000;            // wall clock per query (a guard: Z3's own is soft)
-  std::uint64_t rlimit = 200'000'000;     // Z3's deterministic resource limit per query
-  std::string smtDumpDir;                 // write every query as DIR/<dumpName>-<mode>.smt2
+  // Limits per query (rlimit, wall clock) and --smt-dump (proofs/smt.h); each query is dumped
+  // as <dumpDir>/<dumpName>-<view mode>-<n>.smt2.
+  SmtOptions smt;
   std::string dumpName = "equivalence";
-  int replayInputSets = 8;                // seeded input sets tried after the model's inputs
+  int replayInputSets = 8;  // seeded input sets tried after the model's inputs
   std::uint64_t replaySeed = 0;
 };
 

@@ -48,9 +48,9 @@ std::vector<std::string> inputKeys(const Program& p) {
 }
 
 // The structure of a literal argument, and of references by the keys of their nodes.
-void describe(const Arg& a, const std::vector<std::string>& keys, const detail::References& refs, std::string& out) {
+void describe(const Arg& a, const std::vector<std::string>& keys, const References& refs, std::string& out) {
   if (a.isRef()) {
-    out += "%" + keys[refs.definingNode(a)];
+    out += "%" + keys[refs.definition(a)];
   } else if (a.isSequence()) {
     out += a.kind == Arg::Kind::List ? "[" : "(";
     for (const Arg& item : a.items) {
@@ -67,7 +67,7 @@ void describe(const Arg& a, const std::vector<std::string>& keys, const detail::
 
 NodeKeys KeyTable::keysOf(const Program& program) {
   const Graph& g = program.graph;
-  const detail::References refs(g);
+  const References refs(g);
   const std::vector<std::string> inputs = inputKeys(program);
   NodeKeys out;
   out.nodes.resize(g.nodes.size());

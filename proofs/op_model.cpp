@@ -229,20 +229,13 @@ Bound bindArguments(const Node& node, const Schema& schema) {
   return b;
 }
 
-References::References(const Graph& graph) {
-  byName_.reserve(graph.nodes.size());
-  for (std::size_t i = 0; i < graph.nodes.size(); ++i) byName_.emplace(graph.nodes[i].name, i);  // the first keeps a name
-}
-
-std::size_t References::definingNode(const Arg& ref) const { return byName_.at(ref.text); }
-
 std::vector<bool> returnedAtVisiblePositions(const Program& program, const References& refs) {
   const Graph& g = program.graph;
   std::vector<bool> kept(g.nodes.size(), false);
   const std::span<const Arg> returned = g.returnedArgs();
   const std::vector<OutputSpec>& specs = program.signature.outputs;
   auto mark = [&](const Arg& a, auto& self) -> void {
-    if (a.isRef()) kept[refs.definingNode(a)] = true;
+    if (a.isRef()) kept[refs.definition(a)] = true;
     else if (a.isSequence())
       for (const Arg& item : a.items) self(item, self);
   };
@@ -270,7 +263,7 @@ std::vector<std::vector<std::pair<std::size_t, std::int64_t>>> getitemUsers(cons
     const Node& n = g.nodes[i];
     if (n.op != NodeOp::CallFunction || n.target != "operator.getitem" || n.args.empty() || !n.args[0].isRef()) continue;
     const std::int64_t element = n.args.size() >= 2 && n.args[1].kind == Arg::Kind::Int ? n.args[1].integer : -1;
-    users[refs.definingNode(n.args[0])].emplace_back(i, element);
+    users[refs.definition(n.args[0])].emplace_back(i, element);
   }
   return users;
 }

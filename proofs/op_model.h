@@ -1,7 +1,7 @@
 // proofs/op_model.h: what the symbolic executors need to know about a node (internal to
 // proofs/): the kind of op (the same classes as the oracle's, derived here from the schemas
-// again), its arguments bound to schema positions with defaults filled in, and the one place
-// where a reference is resolved to the node that defines it.
+// again) and its arguments bound to schema positions with defaults filled in. References are
+// resolved by proofs::References (proofs/effects.h), the one place that does it.
 #pragma once
 
 #include <cstddef>
@@ -9,11 +9,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "core/ir.h"
 #include "core/schema.h"
+#include "proofs/effects.h"
 
 namespace wb::proofs::detail {
 
@@ -60,18 +60,6 @@ struct Bound {
   std::string error;  // non-empty: they do not fit
 };
 Bound bindArguments(const Node& node, const Schema& schema);
-
-// Reference resolution: the node an argument names. The one function every executor calls, so
-// that references by index (DESIGN §2) change one line.
-class References {
- public:
-  explicit References(const Graph& graph);
-  // The index of the node `ref` names (a Ref argument of a valid program).
-  std::size_t definingNode(const Arg& ref) const;
-
- private:
-  std::unordered_map<std::string_view, std::size_t> byName_;
-};
 
 // Per node: the output node returns it at a visible position (a position whose spec is not a
 // mutation): ExecuTorch's view pass keeps such a view_copy a copy.

@@ -105,7 +105,9 @@ Solver::Solver(z3::context& context, const SmtOptions& options, std::string labe
     : context_(&context),
       options_(options),
       label_(smtSymbol(label)),
-      solver_(options.logic.empty() ? z3::solver(context) : z3::solver(context, options.logic.c_str())),
+      solver_(options.coreSolver      ? z3::solver(context, z3::solver::simple())
+              : options.logic.empty() ? z3::solver(context)
+                                      : z3::solver(context, options.logic.c_str())),
       literals_(context) {
   z3::params p(context);
   p.set("unsat_core", true);

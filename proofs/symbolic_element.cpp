@@ -302,7 +302,7 @@ class ElementExecutor {
   }
 
   Value resolve(const Arg& arg) {
-    if (arg.isRef()) return values_.at(refs_.definingNode(arg));
+    if (arg.isRef()) return values_.at(refs_.definition(arg));
     if (arg.isSequence()) {
       Value v;
       v.kind = Value::Kind::List;
@@ -526,7 +526,7 @@ class ElementExecutor {
 
   Value compileGetitem(const Node& n) {
     if (n.args.size() < 2 || !n.args[0].isRef()) fail("getitem needs a container and an index");
-    const Value container = values_.at(refs_.definingNode(n.args[0]));
+    const Value container = values_.at(refs_.definition(n.args[0]));
     std::int64_t i = asInt(resolve(n.args[1]), "getitem index");
     if (container.kind == Value::Kind::List) {
       const std::int64_t size = static_cast<std::int64_t>(container.items.size());

@@ -249,7 +249,7 @@ class StorageExecutor {
   }
 
   SValue resolve(const Arg& a) {
-    if (a.isRef()) return values_.at(refs_.definingNode(a));
+    if (a.isRef()) return values_.at(refs_.definition(a));
     if (a.isSequence()) {
       SValue v;
       v.kind = SValue::Kind::List;

@@ -231,6 +231,27 @@ TEST(ValidateHazards, EveryPlacementOfEveryHazardGetsTheOraclesVerdict) {
   EXPECT_GE(refutations, 20);
 }
 
+// --- early on every program of the corpus ---
+
+TEST(ValidateCorpus, EarlyIsProvedEquivalentOnEveryFile) {
+  // corpus/ holds the real printouts too (corpus/real, mostly without shapes: the storage tier).
+  int files = 0, storageTier = 0;
+  for (const auto& file : testing::filesUnder(testing::corpusDir())) {
+    if (file.string().find("/crashes/") != std::string::npos) continue;
+    SCOPED_TRACE(file.string());
+    const Program program = testing::loadProgram(file);
+    const PlacedProgram placed = place(program, Placement::Early, schemasFor(program, builtinSchemas()));
+    ASSERT_FALSE(placed.failure.has_value());
+    const PreparedPair pair = prepared(program, placed.program);
+    const EquivalenceReport report = checkEquivalence(pair);
+    EXPECT_EQ(report.verdict, EquivalenceVerdict::Equivalent) << formatReport(report, pair);
+    storageTier += report.tier == oracle::Tier::Storage;
+    ++files;
+  }
+  EXPECT_GT(files, 80);
+  EXPECT_GT(storageTier, 5);
+}
+
 // --- proofs only uninterpreted functions can give ---
 
 constexpr const char* kIndependent = R"(ExportedProgram:
