@@ -221,6 +221,24 @@ ModeResult checkMode(const PreparedPair& pair, Tier tier, ViewMode mode, const E
   if (first.unsat()) {
     result.solverMs = msSince(start);
     result.verdict = EquivalenceVerdict::Equivalent;
+    // The proof covers the oracle's interpretation: a few seeded runs of the oracle must agree
+    // (a difference is a bug of wbcheck, in the symbolic semantics or in the oracle).
+    const Replayer replayer(pair, tier, mode);
+    for (int k = 0; replayer.error.empty() && k < options.confirmInputSets; ++k)
+      if (std::optional<oracle::Difference> d = replayer.difference(oracle::InputSet{options.replaySeed, k, nullptr})) {
+        result.verdict = EquivalenceVerdict::Disagreement;
+        result.detail = "the solver proves the programs equivalent, but the oracle shows a difference on seed " +
+                        std::to_string(options.replaySeed) + ", input set " + std::to_string(k) +
+                        ": a bug of wbcheck (the symbolic semantics and the oracle's differ)";
+        Counterexample cx;
+        cx.viewMode = mode;
+        cx.confirmed = true;
+        cx.replayedWith = "seed " + std::to_string(options.replaySeed) + ", input set " + std::to_string(k);
+        cx.replayInputSet = k;
+        cx.difference = *d;
+        result.counterexample = std::move(cx);
+        break;
+      }
     return result;
   }
   if (first.unknown()) {

@@ -24,6 +24,8 @@
 //   values. The solver is asked first for a model in which every schema-less op behaves as
 //   the oracle makes it behave today (no writes, fresh results), since the oracle can replay
 //   only those.
+// - unsat, and yet the oracle, run on `confirmInputSets` seeded input sets as a cross-check of
+//   every proof, shows a difference: DISAGREEMENT too (below), with the oracle's difference.
 // - sat, but the oracle shows no difference: DISAGREEMENT, a bug of wbcheck itself, reported
 //   as such (exit 1), never resolved silently either way. Its known cause: the refutation
 //   needs an op without a schema to write or alias an argument, which the contract allows but
@@ -54,7 +56,8 @@ struct EquivalenceOptions {
   // as <dumpDir>/<dumpName>-<view mode>-<n>.smt2.
   SmtOptions smt;
   std::string dumpName = "equivalence";
-  int replayInputSets = 8;  // seeded input sets tried after the model's inputs
+  int replayInputSets = 8;   // seeded input sets tried after the model's inputs
+  int confirmInputSets = 2;  // seeded input sets the oracle runs to cross-check a proof
   std::uint64_t replaySeed = 0;
 };
 
