@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/equivalence_json.h"
 #include "proofs/equivalence.h"
 
 namespace wb::cli {
@@ -17,27 +18,6 @@ struct ValidateCmdOptions {
   bool json = false;
   std::string smtDump;
 };
-
-nlohmann::json hexOrNull(const std::optional<std::uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
-
-nlohmann::json counterexampleJson(const proofs::Counterexample& c) {
-  nlohmann::json j = {{"view_mode", std::string(oracle::toString(c.viewMode))},
-                      {"solver_observation", c.solverObservation},
-                      {"solver_element", c.solverElement},
-                      {"behaviours", c.behaviours},
-                      {"confirmed", c.confirmed},
-                      {"replayed_with", c.replayedWith},
-                      {"inputs", c.inputs}};
-  if (c.confirmed)
-    j["oracle"] = {{"observation", c.difference.label},
-                   {"is_output", c.difference.isOutput},
-                   {"element", c.difference.element},
-                   {"before", hexOrNull(c.difference.expected)},
-                   {"after", hexOrNull(c.difference.actual)}};
-  else
-    j["oracle"] = nullptr;
-  return j;
-}
 
 int runValidate(const ValidateCmdOptions& options, const std::vector<std::string>& argv) {
   if (options.rlimit > 0xffffffffu) {
@@ -69,28 +49,7 @@ int runValidate(const ValidateCmdOptions& options, const std::vector<std::string
   const proofs::EquivalenceReport report = proofs::checkEquivalence(*pair, eq);
   if (options.json) {
     nlohmann::json out = provenance(argv);
-    out["verdict"] = std::string(proofs::toString(report.verdict));
-    out["exit_code"] = report.exitCode();
-    out["tier"] = std::string(oracle::toString(report.tier));
-    out["tier_reason"] = report.tierReason;
-    out["notes"] = pair->notes;
-    out["matched_nodes"] = pair->matchedNodes;
-    out["unmatched_after_nodes"] = pair->unmatched;
-    out["modes"] = nlohmann::json::array();
-    for (const proofs::ModeResult& m : report.modes) {
-      nlohmann::json mode = {{"view_mode", std::string(oracle::toString(m.viewMode))},
-                             {"verdict", std::string(proofs::toString(m.verdict))},
-                             {"detail", m.detail},
-                             {"solver_ms", m.solverMs},
-                             {"compared_elements", m.comparedElements},
-                             {"different_terms", m.differentTerms}};
-      mode["counterexample"] = m.counterexample ? counterexampleJson(*m.counterexample) : nlohmann::json(nullptr);
-      out["modes"].push_back(std::move(mode));
-    }
-    const proofs::Counterexample* c = report.counterexample();
-    out["counterexample"] = c ? counterexampleJson(*c) : nlohmann::json(nullptr);
-    out["smt_dump"] = report.dumped;
-    out["total_ms"] = report.totalMs;
+    out.update(equivalenceJson(report, *pair));
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << proofs::formatReport(report, *pair);
