@@ -48,18 +48,18 @@ std::vector<std::string> inputKeys(const Program& p) {
 }
 
 // The structure of a literal argument, and of references by the keys of their nodes.
-void describe(const Arg& a, const std::vector<std::string>& keys, const References& refs, std::string& out) {
+void describe(const Arg& a, const std::vector<std::string>& keys, const Graph& graph, std::string& out) {
   if (a.isRef()) {
-    out += "%" + keys[refs.definition(a)];
+    out += "%" + keys[a.node];
   } else if (a.isSequence()) {
     out += a.kind == Arg::Kind::List ? "[" : "(";
     for (const Arg& item : a.items) {
-      describe(item, keys, refs, out);
+      describe(item, keys, graph, out);
       out += ",";
     }
     out += a.kind == Arg::Kind::List ? "]" : ")";
   } else {
-    out += formatArg(a);
+    out += formatArg(a, graph);
   }
 }
 
@@ -67,7 +67,6 @@ void describe(const Arg& a, const std::vector<std::string>& keys, const Referenc
 
 NodeKeys KeyTable::keysOf(const Program& program) {
   const Graph& g = program.graph;
-  const References refs(g);
   const std::vector<std::string> inputs = inputKeys(program);
   NodeKeys out;
   out.nodes.resize(g.nodes.size());
@@ -84,12 +83,12 @@ NodeKeys KeyTable::keysOf(const Program& program) {
       case NodeOp::CallModule: {
         text = std::string(toString(n.op)) + ":" + std::string(n.target) + "(";
         for (const Arg& a : n.args) {
-          describe(a, out.nodes, refs, text);
+          describe(a, out.nodes, g, text);
           text += ",";
         }
         for (const auto& [name, a] : n.kwargs) {
           text += name + "=";
-          describe(a, out.nodes, refs, text);
+          describe(a, out.nodes, g, text);
           text += ",";
         }
         text += ")";
@@ -121,7 +120,7 @@ std::optional<Diagnostic> restorePrintedCopies(Program& after, const Program& be
   // The lifted mutation outputs: their values and the placeholders they wrote.
   struct Lifted {
     std::size_t position;
-    std::string placeholder;
+    NodeId placeholder;
   };
   std::vector<Lifted> lifted;
   for (std::size_t p = 0; p < after.signature.outputs.size(); ++p) {
@@ -129,7 +128,10 @@ std::optional<Diagnostic> restorePrintedCopies(Program& after, const Program& be
     if (!isMutation(spec.kind)) continue;
     const InputSpec* in = after.signature.mutatedInput(spec);
     if (!in) return error(afterName, "AFTER's inferred mutation output " + spec.name + " has no target");
-    lifted.push_back({p, in->name});
+    const std::optional<std::size_t> placeholder = after.graph.indexOf(in->name);
+    if (!placeholder || !after.graph.nodes[*placeholder].isPlaceholder())
+      return error(afterName, "AFTER's inferred mutation output " + spec.name + " writes " + in->name + ", no placeholder");
+    lifted.push_back({p, static_cast<NodeId>(*placeholder)});
   }
   // BEFORE's input specs, with AFTER's placeholder names.
   std::vector<InputSpec> inputs;
@@ -146,13 +148,15 @@ std::optional<Diagnostic> restorePrintedCopies(Program& after, const Program& be
                                                             : std::vector<Arg>{output.args[0]};
   for (const Lifted& l : lifted) {
     const std::string name = freshName(after.graph, "copy__default");
-    const Node* target = after.graph.find(l.placeholder);
+    const Node& target = after.graph.nodes[l.placeholder];
+    const std::string placeholderName = target.name;
+    const NodeId copy = static_cast<NodeId>(after.graph.nodes.size());  // the output node is popped
     after.graph.nodes.push_back(Node::call(name, SharedString("aten::copy_"), {Arg::ref(l.placeholder), returned[l.position]}, {},
-                                           target ? target->typeText : std::string()));
-    returned[l.position] = Arg::ref(name);
+                                           target.typeText));
+    returned[l.position] = Arg::ref(copy);
     OutputSpec& spec = after.signature.outputs[l.position];
     spec.name = name;
-    const InputSpec* in = after.signature.inputForPlaceholder(l.placeholder);
+    const InputSpec* in = after.signature.inputForPlaceholder(placeholderName);
     if (in && in->kind == InputKind::Buffer) {
       spec.kind = OutputKind::BufferMutation;
       spec.target = in->target;
@@ -160,7 +164,7 @@ std::optional<Diagnostic> restorePrintedCopies(Program& after, const Program& be
       spec.kind = OutputKind::UserInputMutation;
       spec.target = in->name;
     } else {
-      return error(afterName, "AFTER's copy into %" + l.placeholder + " writes an input that BEFORE's signature says is " +
+      return error(afterName, "AFTER's copy into %" + placeholderName + " writes an input that BEFORE's signature says is " +
                                   (in ? std::string(toString(in->kind)) : std::string("unknown")) + ", not a buffer or user input");
     }
   }
@@ -172,25 +176,17 @@ std::optional<Diagnostic> restorePrintedCopies(Program& after, const Program& be
   return std::nullopt;
 }
 
-// Every name in `p` replaced by rename(name).
+// Every name in `p` replaced by rename(name) (references are node indices: only the nodes'
+// names, a placeholder's target that is its name, and the signature's names change).
 void renameAll(Program& p, const std::map<std::string, std::string>& rename) {
   auto renamed = [&](const std::string& name) {
     auto it = rename.find(name);
     return it == rename.end() ? name : it->second;
   };
-  auto fix = [&](Arg& a, auto& self) -> void {
-    if (a.isRef()) {
-      a.text = renamed(a.text);
-      a.setDefinitionHint(Arg::kNoDefinitionHint);
-    }
-    for (Arg& item : a.items) self(item, self);
-  };
   for (Node& n : p.graph.nodes) {
     const bool self = n.isPlaceholder() && n.target == n.name;
     n.name = renamed(n.name);
     if (self) n.target = SharedString(n.name);
-    for (Arg& a : n.args) fix(a, fix);
-    for (auto& kv : n.kwargs) fix(kv.second, fix);
   }
   for (InputSpec& in : p.signature.inputs) in.name = renamed(in.name);
   for (OutputSpec& out : p.signature.outputs) {
@@ -299,13 +295,17 @@ Result<PreparedPair> prepare(const Program& before, const Program& after, std::s
     std::vector<std::pair<std::size_t, std::size_t>> at;  // (order, node index)
     for (std::size_t i = 0; i < pair.after.graph.nodes.size(); ++i)
       if (pair.after.graph.nodes[i].isPlaceholder()) at.emplace_back(order.at(afterKeys.nodes[i]), i);
+    // Placeholders come first in a valid program: the first at.size() nodes are permuted, and
+    // every reference follows its node.
     std::vector<Node> placeholders(at.size());
-    std::vector<std::string> keys(at.size());
+    std::vector<NodeId> oldToNew(pair.after.graph.nodes.size());
+    for (std::size_t i = 0; i < oldToNew.size(); ++i) oldToNew[i] = static_cast<NodeId>(i);
     for (const auto& [k, i] : at) {
       placeholders[k] = pair.after.graph.nodes[i];
-      keys[k] = afterKeys.nodes[i];
+      oldToNew[i] = static_cast<NodeId>(k);
     }
     for (std::size_t k = 0; k < at.size(); ++k) pair.after.graph.nodes[k] = std::move(placeholders[k]);
+    renumberReferences(pair.after.graph, oldToNew);
     std::vector<InputSpec> specs;
     for (const Node& n : pair.after.graph.nodes)
       if (n.isPlaceholder())

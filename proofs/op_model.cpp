@@ -229,13 +229,13 @@ Bound bindArguments(const Node& node, const Schema& schema) {
   return b;
 }
 
-std::vector<bool> returnedAtVisiblePositions(const Program& program, const References& refs) {
+std::vector<bool> returnedAtVisiblePositions(const Program& program) {
   const Graph& g = program.graph;
   std::vector<bool> kept(g.nodes.size(), false);
   const std::span<const Arg> returned = g.returnedArgs();
   const std::vector<OutputSpec>& specs = program.signature.outputs;
   auto mark = [&](const Arg& a, auto& self) -> void {
-    if (a.isRef()) kept[refs.definition(a)] = true;
+    if (a.isRef()) kept[a.node] = true;
     else if (a.isSequence())
       for (const Arg& item : a.items) self(item, self);
   };
@@ -255,15 +255,14 @@ std::vector<std::size_t> visibleOutputPositions(const Program& program) {
   return positions;
 }
 
-std::vector<std::vector<std::pair<std::size_t, std::int64_t>>> getitemUsers(const Program& program,
-                                                                           const References& refs) {
+std::vector<std::vector<std::pair<std::size_t, std::int64_t>>> getitemUsers(const Program& program) {
   const Graph& g = program.graph;
   std::vector<std::vector<std::pair<std::size_t, std::int64_t>>> users(g.nodes.size());
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.op != NodeOp::CallFunction || n.target != "operator.getitem" || n.args.empty() || !n.args[0].isRef()) continue;
     const std::int64_t element = n.args.size() >= 2 && n.args[1].kind == Arg::Kind::Int ? n.args[1].integer : -1;
-    users[refs.definition(n.args[0])].emplace_back(i, element);
+    users[n.args[0].node].emplace_back(i, element);
   }
   return users;
 }

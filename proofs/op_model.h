@@ -1,7 +1,7 @@
 // proofs/op_model.h: what the symbolic executors need to know about a node (internal to
 // proofs/): the kind of op (the same classes as the oracle's, derived here from the schemas
-// again) and its arguments bound to schema positions with defaults filled in. References are
-// resolved by proofs::References (proofs/effects.h), the one place that does it.
+// again) and its arguments bound to schema positions with defaults filled in. A reference is
+// the index of its defining node (Arg::node, core/ir.h).
 #pragma once
 
 #include <cstddef>
@@ -63,12 +63,11 @@ Bound bindArguments(const Node& node, const Schema& schema);
 
 // Per node: the output node returns it at a visible position (a position whose spec is not a
 // mutation): ExecuTorch's view pass keeps such a view_copy a copy.
-std::vector<bool> returnedAtVisiblePositions(const Program& program, const References& refs);
+std::vector<bool> returnedAtVisiblePositions(const Program& program);
 // Positions of the returned values whose spec is not BUFFER_MUTATION (the visible outputs).
 std::vector<std::size_t> visibleOutputPositions(const Program& program);
 // Per node: the getitem nodes that take an element of it, and which element.
-std::vector<std::vector<std::pair<std::size_t, std::int64_t>>> getitemUsers(const Program& program,
-                                                                           const References& refs);
+std::vector<std::vector<std::pair<std::size_t, std::int64_t>>> getitemUsers(const Program& program);
 // A float scalar as an element: integral values exactly, others by a hash of their bits, as the
 // oracle makes them (oracle/ops.h: scalarElement).
 std::uint64_t scalarBits(double value);

@@ -107,7 +107,6 @@ class ElementExecutor {
         keys_(keys),
         v_(vocabulary),
         options_(options),
-        refs_(program.graph),
         fill_(v_.function("fill", {v_.element(), v_.element(), v_.element()}, v_.element())),
         opaqueOf_(v_.function("opaque", {v_.element(), v_.element()}, v_.element())),
         channel_(v_.function("channel", {v_.element(), v_.element()}, v_.element())),
@@ -131,7 +130,6 @@ class ElementExecutor {
   const NodeKeys& keys_;
   Vocabulary& v_;
   SymbolicOptions options_;
-  References refs_;
   z3::func_decl fill_, opaqueOf_, channel_, literal_;
   std::vector<Value> values_;
   std::vector<std::optional<Value>> declared_;  // placeholders as declared
@@ -302,7 +300,7 @@ class ElementExecutor {
   }
 
   Value resolve(const Arg& arg) {
-    if (arg.isRef()) return values_.at(refs_.definition(arg));
+    if (arg.isRef()) return values_.at(arg.node);
     if (arg.isSequence()) {
       Value v;
       v.kind = Value::Kind::List;
@@ -435,8 +433,8 @@ class ElementExecutor {
     const Graph& g = program_.graph;
     values_.resize(g.nodes.size());
     declared_.resize(g.nodes.size());
-    keptViewCopy_ = returnedAtVisiblePositions(program_, refs_);
-    getitemUsers_ = getitemUsers(program_, refs_);
+    keptViewCopy_ = returnedAtVisiblePositions(program_);
+    getitemUsers_ = getitemUsers(program_);
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
       current_ = i;
       const Node& n = g.nodes[i];
@@ -526,7 +524,7 @@ class ElementExecutor {
 
   Value compileGetitem(const Node& n) {
     if (n.args.size() < 2 || !n.args[0].isRef()) fail("getitem needs a container and an index");
-    const Value container = values_.at(refs_.definition(n.args[0]));
+    const Value container = values_.at(n.args[0].node);
     std::int64_t i = asInt(resolve(n.args[1]), "getitem index");
     if (container.kind == Value::Kind::List) {
       const std::int64_t size = static_cast<std::int64_t>(container.items.size());
@@ -1560,7 +1558,7 @@ class ElementExecutor {
     for (std::size_t pos : visibleOutputPositions(program_)) {
       Output o;
       o.label = "output " + std::to_string(outputs.size());
-      if (returned[pos].isRef()) o.label += " (%" + returned[pos].text + ")";
+      if (returned[pos].isRef()) o.label += " (%" + program_.graph.nodes[returned[pos].node].name + ")";
       o.value = resolve(returned[pos]);
       if (!options_.placed && pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
         if (std::optional<std::size_t> target = targetOf(pos)) o.value = *declared_[*target];

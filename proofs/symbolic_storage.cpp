@@ -54,7 +54,6 @@ class StorageExecutor {
         keys_(keys),
         v_(vocabulary),
         options_(options),
-        refs_(program.graph),
         step_(v_.function("step", {v_.element(), v_.element()}, v_.element())),
         viewWrite_(v_.function("view-write", {v_.element(), v_.element(), v_.element()}, v_.element())),
         written_(v_.function("written", {v_.element(), v_.element()}, v_.element())),
@@ -81,7 +80,6 @@ class StorageExecutor {
   const NodeKeys& keys_;
   Vocabulary& v_;
   SymbolicOptions options_;
-  References refs_;
   z3::func_decl step_, viewWrite_, written_, slotOf_, literal_;
   std::vector<std::vector<std::uint64_t>> paths_;  // step ids; paths_[0] is empty
   std::map<std::vector<std::uint64_t>, std::uint32_t> pathIndex_;
@@ -249,7 +247,7 @@ class StorageExecutor {
   }
 
   SValue resolve(const Arg& a) {
-    if (a.isRef()) return values_.at(refs_.definition(a));
+    if (a.isRef()) return values_.at(a.node);
     if (a.isSequence()) {
       SValue v;
       v.kind = SValue::Kind::List;
@@ -293,8 +291,8 @@ class StorageExecutor {
     const Graph& g = program_.graph;
     values_.resize(g.nodes.size());
     declared_.resize(g.nodes.size());
-    keptViewCopy_ = returnedAtVisiblePositions(program_, refs_);
-    getitemUsers_ = getitemUsers(program_, refs_);
+    keptViewCopy_ = returnedAtVisiblePositions(program_);
+    getitemUsers_ = getitemUsers(program_);
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
       current_ = i;
       const Node& n = g.nodes[i];
@@ -511,7 +509,7 @@ class StorageExecutor {
     std::vector<std::pair<std::string, SValue>> outputs;
     for (std::size_t pos : visibleOutputPositions(program_)) {
       std::string label = "output " + std::to_string(outputs.size());
-      if (returned[pos].isRef()) label += " (%" + returned[pos].text + ")";
+      if (returned[pos].isRef()) label += " (%" + program_.graph.nodes[returned[pos].node].name + ")";
       SValue v = resolve(returned[pos]);
       if (!options_.placed && pos < sig.outputs.size() && sig.outputs[pos].kind == OutputKind::UserInputMutation)
         if (std::optional<std::size_t> t = targetOf(pos)) v = declared_[*t];
