@@ -128,6 +128,9 @@ int runProve(const ProveCmdOptions& options, const std::vector<std::string>& arg
       if (equivalence->report) std::cout << proofs::formatReport(*equivalence->report, *equivalence->pair);
       else std::cout << equivalence->reason << "\nverdict: " << proofs::toString(equivalence->verdict) << "\n";
     }
+    if (ordering && equivalence)
+      std::cout << "\nprove: " << proofs::toString(verdict) << " (ordering " << proofs::toString(ordering->verdict)
+                << ", equivalence " << proofs::toString(equivalence->verdict) << ")\n";
   }
   return exit;
 }

@@ -112,6 +112,46 @@ TEST(CliProve, JsonHasTheDocumentedShape) {
   EXPECT_EQ(v[0]["live"], true);
 }
 
+// prove runs the ordering proof and the equivalence proof (the placed program against the
+// program under S_par, as validate does); the verdict is refuted if either refutes.
+TEST(CliProve, EquivalenceIsProvedBesideTheOrderingAndOnlySelectsOne) {
+  CliRun both = wbcheck("prove " + hazard("h08b_copy_cycle_swap.txt"));
+  ASSERT_EQ(both.exitCode, 0) << both.out << both.err;
+  EXPECT_NE(both.out.find("equivalence proof of placement early"), std::string::npos) << both.out;
+  EXPECT_NE(both.out.find("verdict: equivalent"), std::string::npos) << both.out;
+  EXPECT_NE(both.out.find("prove: proved (ordering proved, equivalence proved)"), std::string::npos) << both.out;
+
+  // pr20744 copies b_a's new value into b_b after the copy into b_a overwrote it (H8): both
+  // proofs refute, the equivalence proof with a counterexample the oracle confirms.
+  CliRun refuted = wbcheck("prove " + hazard("h08_copy_reads_other_copys_buffer.txt") + " --placement pr20744 --json");
+  ASSERT_EQ(refuted.exitCode, 1) << refuted.out << refuted.err;
+  const nlohmann::json j = nlohmann::json::parse(refuted.out);
+  EXPECT_EQ(j["verdict"], "refuted");
+  EXPECT_EQ(j["ordering"]["verdict"], "refuted");
+  const nlohmann::json& e = j["equivalence"];
+  for (const char* key : {"verdict", "exit_code", "tier", "modes", "counterexample", "proof_verdict", "total_ms"})
+    EXPECT_TRUE(e.contains(key)) << key;
+  EXPECT_EQ(e["proof_verdict"], "refuted");
+  EXPECT_EQ(e["verdict"], "not-equivalent");
+  EXPECT_EQ(e["counterexample"]["confirmed"], true) << e.dump();
+  EXPECT_EQ(e["counterexample"]["oracle"]["observation"], "b_b") << e.dump();
+
+  CliRun ordering =
+      wbcheck("prove " + hazard("h08_copy_reads_other_copys_buffer.txt") + " --placement pr20744 --json --only ordering");
+  ASSERT_EQ(ordering.exitCode, 1);
+  const nlohmann::json o = nlohmann::json::parse(ordering.out);
+  EXPECT_TRUE(o.contains("ordering"));
+  EXPECT_FALSE(o.contains("equivalence"));
+
+  // Only the equivalence: end is equivalent (it is S_par's order) and needs no minimality.
+  CliRun equivalence = wbcheck("prove " + hazard("h04_list_argument_write.txt") + " --placement end --only equivalence");
+  ASSERT_EQ(equivalence.exitCode, 0) << equivalence.out << equivalence.err;
+  EXPECT_EQ(equivalence.out.find("ordering proof"), std::string::npos) << equivalence.out;
+  EXPECT_NE(equivalence.out.find("verdict: equivalent"), std::string::npos) << equivalence.out;
+
+  EXPECT_EQ(wbcheck("prove " + hazard("h04_list_argument_write.txt") + " --only both").exitCode, 2);
+}
+
 TEST(CliProve, SmtDumpWritesQueriesZ3AnswersAlone) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("wbcheck_prove_dump_" + std::to_string(::getpid()));
