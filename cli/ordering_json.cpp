@@ -74,7 +74,7 @@ nlohmann::json orderingJson(const Program& program, const proofs::OrderingReport
       for (std::size_t id : v.core) e["core"].push_back(r.dependenceNames[id]);
       if (!v.earliestAfter.empty()) e["earliest_after"] = v.earliestAfter;
       if (v.coreExplanation)
-        e["core_explanation"] = {{"rule", v.coreExplanation->rule},
+        e["core_explanation"] = {{"rule", std::string(toString(v.coreExplanation->rule))},
                                  {"after", v.coreExplanation->bindingNode},
                                  {"why", v.coreExplanation->text}};
       if (v.agreesWithCore) e["agrees_with_core"] = *v.agreesWithCore;

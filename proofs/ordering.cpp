@@ -935,15 +935,22 @@ class Prover {
       if (otherName != e.bindingNode) continue;
       const std::string_view k = toString(d.kind);
       bool kindMatches = false;
-      if (e.rule == "R0" || e.rule == "R1" || e.rule == "R2" || e.rule == "R3") kindMatches = k == e.rule;
-      if (e.rule == "R2" && d.kind == DepKind::BeforeOverwrite) kindMatches = true;  // after a clone reading the target
-      if (e.rule == "C") kindMatches = d.kind == DepKind::BeforeOverwrite || d.kind == DepKind::TargetOrder;
-      if (e.rule == "CLONE") kindMatches = d.kind == DepKind::AfterValue;
+      switch (e.rule) {
+        case CopyRule::R0:
+        case CopyRule::R1:
+        case CopyRule::R3: kindMatches = k == toString(e.rule); break;
+        case CopyRule::R2:  // or after a clone reading the target
+          kindMatches = k == toString(e.rule) || d.kind == DepKind::BeforeOverwrite;
+          break;
+        case CopyRule::CopyOrder: kindMatches = d.kind == DepKind::BeforeOverwrite || d.kind == DepKind::TargetOrder; break;
+        case CopyRule::Clone: kindMatches = d.kind == DepKind::AfterValue; break;
+        case CopyRule::End: break;
+      }
       if (kindMatches) claimed.push_back(id);
     }
     if (claimed.empty()) {
       v.agreesWithCore = false;
-      v.disagreement = "core explains " + words_->insertedLabel(u) + " by " + e.rule + " after %" + e.bindingNode +
+      v.disagreement = "core explains " + words_->insertedLabel(u) + " by " + std::string(toString(e.rule)) + " after %" + e.bindingNode +
                        " (\"" + e.text + "\"), but the storage semantics gives no such dependence";
       return;
     }
@@ -974,7 +981,7 @@ class Prover {
     }
     v.agreesWithCore = r.unsat();
     if (!r.unsat())
-      v.disagreement = "core explains " + words_->insertedLabel(u) + " by " + e.rule + " after %" + e.bindingNode +
+      v.disagreement = "core explains " + words_->insertedLabel(u) + " by " + std::string(toString(e.rule)) + " after %" + e.bindingNode +
                        " (\"" + e.text + "\"), but that does not keep it from going earlier";
   }
 };
