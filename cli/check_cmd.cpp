@@ -4,7 +4,9 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/ordering_json.h"
 #include "oracle/oracle.h"
+#include "proofs/ordering.h"
 
 namespace wb::cli {
 
@@ -33,6 +35,22 @@ nlohmann::json mismatchJson(const oracle::Mismatch& m) {
   return j;
 }
 
+// What the ordering proof says about a placement bug, in words.
+std::string brokenConstraintsText(const proofs::OrderingReport& ordering) {
+  std::string s;
+  for (const proofs::StructuralFault& f : ordering.faults)
+    s += "why (" + std::string(proofs::toString(f.kind)) + "): " + f.text + "\n";
+  for (const proofs::Violation& v : ordering.violations)
+    if (v.live) s += "why (broken ordering constraint): " + v.text + "\n";
+  if (s.empty()) {
+    if (ordering.verdict == proofs::Verdict::Unknown)
+      s = "why: unknown (the ordering proof: " + ordering.reason + ")\n";
+    else
+      s = "why: the ordering proof finds no broken constraint and no structural fault\n";
+  }
+  return s;
+}
+
 int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& argv) {
   std::optional<Placement> placement = placementFromString(options.placement);
   if (!placement) {
@@ -52,6 +70,15 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
   checkOptions.strict = options.strict;
   checkOptions.fileName = options.file;
   oracle::CheckReport report = oracle::check(loaded->program, checkOptions, loaded->schemas);
+  // A placement bug: the ordering proof names the constraint the placement broke (or the
+  // structural fault: a missing write-back, a dropped node, a changed output layout). The
+  // oracle knows nothing of the proofs; the two meet here.
+  std::optional<proofs::OrderingReport> ordering;
+  if (report.verdict == oracle::Verdict::PlacementBug) {
+    proofs::OrderingOptions proving;
+    proving.minimality = false;
+    ordering = proofs::proveOrdering(loaded->program, *placement, loaded->schemas, proving);
+  }
 
   if (options.json) {
     nlohmann::json out = provenance(argv);
@@ -67,13 +94,19 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
     out["placement_failure"] =
         report.placementFailure ? nlohmann::json(*report.placementFailure) : nlohmann::json(nullptr);
     out["bugs"] = nlohmann::json::array();
-    for (const auto& m : report.bugs) out["bugs"].push_back(mismatchJson(m));
+    for (const auto& m : report.bugs) {
+      nlohmann::json bug = mismatchJson(m);
+      bug["broken_constraints"] = ordering ? brokenConstraints(*ordering, m.viewMode) : std::vector<std::string>{};
+      out["bugs"].push_back(std::move(bug));
+    }
+    out["ordering"] = ordering ? orderingJson(loaded->program, *ordering) : nlohmann::json(nullptr);
     out["findings"] = nlohmann::json::array();
     for (const auto& m : report.findings) out["findings"].push_back(mismatchJson(m));
     out["exit_code"] = report.exitCode();
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << oracle::formatReport(report);
+    if (ordering) std::cout << brokenConstraintsText(*ordering);
   }
   return report.exitCode();
 }

@@ -19,5 +19,7 @@ void registerCheck(CLI::App& app, Action& action, const std::vector<std::string>
 void registerGen(CLI::App& app, Action& action, const std::vector<std::string>& argv);
 void registerFuzz(CLI::App& app, Action& action, const std::vector<std::string>& argv);
 void registerShrink(CLI::App& app, Action& action, const std::vector<std::string>& argv);
+void registerProve(CLI::App& app, Action& action, const std::vector<std::string>& argv);
+void registerValidate(CLI::App& app, Action& action, const std::vector<std::string>& argv);
 
 }  // namespace wb::cli

@@ -18,9 +18,11 @@ int main(int argc, char** argv) {
   registerPlace(app, action, args);
   registerPlan(app, action, args);
   registerCheck(app, action, args);
+  registerProve(app, action, args);
   registerGen(app, action, args);
   registerFuzz(app, action, args);
   registerShrink(app, action, args);
+  registerValidate(app, action, args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -83,14 +83,47 @@ std::string replayLine(const CheckOptions& options) {
   return s;
 }
 
-// The first node (in the placed graph's order, matched by name) whose result differs.
+// What a node of the placed program must compute, as a traced hash, when it has no node of
+// the same name in the program: a copy_ into placeholder B must leave B as S_par's end leaves
+// it (the whole storage, row-major, folded as the element tier traces a result; the storage
+// tier's trace and observation are both the root's digest). Nullopt for other inserted nodes.
+std::optional<std::uint64_t> expectedInsertedHash(const Program& reference, const RunResult& ref, const Program& placed,
+                                                  const Node& n) {
+  if (n.target != "aten::copy_" || n.args.empty() || !n.args[0].isRef()) return std::nullopt;
+  const std::string& buffer = placed.graph.nodes[n.args[0].node].name;
+  std::size_t placeholder = 0;
+  for (const Node& m : reference.graph.nodes) {
+    if (!m.isPlaceholder()) break;
+    if (m.name == buffer) {
+      if (placeholder >= ref.placeholders.size()) return std::nullopt;
+      const std::vector<std::uint64_t>& values = ref.placeholders[placeholder].values;
+      if (ref.tier == Tier::Storage) return values.empty() ? std::nullopt : std::optional<std::uint64_t>(values[0]);
+      std::uint64_t h = detail::traceHashStart(values.size());
+      for (std::uint64_t v : values) h = detail::combine(h, v);
+      return h;
+    }
+    ++placeholder;
+  }
+  return std::nullopt;
+}
+
+// The first node of the placed graph whose result differs from the reference run's: a node
+// of the program (matched by name) against its result there, a copy_ against what S_par's end
+// leaves in its buffer (so a copy placed before a write to its value, or after another copy
+// overwrote what it reads, is named). Empty when none differs: the divergence is then only in
+// the end state (a missing copy, a changed output layout).
 std::string firstDivergingNode(const Program& reference, const RunResult& ref, const Program& placed,
                                const RunResult& run) {
   for (std::size_t i = 0; i < placed.graph.nodes.size() && i < run.nodeHashes.size(); ++i) {
     const Node& n = placed.graph.nodes[i];
     if (n.isOutput()) continue;
     std::optional<std::size_t> j = reference.graph.indexOf(n.name);
-    if (!j || *j >= ref.nodeHashes.size()) continue;
+    if (!j) {
+      if (std::optional<std::uint64_t> expected = expectedInsertedHash(reference, ref, placed, n))
+        if (*expected != run.nodeHashes[i]) return n.name;
+      continue;
+    }
+    if (*j >= ref.nodeHashes.size()) continue;
     if (ref.nodeHashes[*j] != run.nodeHashes[i]) return n.name;
   }
   return {};

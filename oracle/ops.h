@@ -50,6 +50,11 @@ constexpr std::uint64_t inputElement(std::uint64_t seed, int inputSet, std::uint
   return combine(inputElementPrefix(seed, inputSet, nameHash), i);
 }
 
+// The hash of a node's result in a traced run (RunResult::nodeHashes) in the element tier: its
+// elements folded in row-major order after a start that depends on their count. check() folds
+// a placeholder's final observation the same way, to compare a copy_ of it with S_par's end.
+constexpr std::uint64_t traceHashStart(std::uint64_t count) { return 0x51ed270b27a5d1c3ULL ^ count; }
+
 // ---------------------------------------------------------------------------------------------
 // Op classification.
 

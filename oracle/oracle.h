@@ -32,6 +32,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -110,10 +112,23 @@ class Executable {
 // The storage tier accepts every valid program.
 Result<Executable> compile(const Program& program, const SchemaTable& schemas, const ExecOptions& options);
 
-// Which inputs: every placeholder is filled from (seed, inputSet, placeholder name).
+// Explicit contents for some inputs, by the name the oracle fills an input under: a
+// placeholder's name, or "get_attr:" + target for a tensor constant read with get_attr (the
+// element tier; the storage tier's get_attr digests are constants). Element i of a named input
+// is values[i] where i < values.size(); every other element, and every input not named, comes
+// from the seed as usual. The storage tier takes element 0 as the placeholder's digest. Used
+// to replay a counterexample found by the proofs (proofs/equivalence.h).
+struct InputValues {
+  std::map<std::string, std::vector<std::uint64_t>, std::less<>> byName;
+};
+
+// Which inputs: every placeholder is filled from (seed, inputSet, placeholder name), except
+// where `values` (if set; the caller keeps it alive during the run) names it. A run with
+// explicit values neither takes nor keeps fork states (ops.h: ForkState).
 struct InputSet {
   std::uint64_t seed = 0;
   int index = 0;
+  const InputValues* values = nullptr;
 };
 
 // Runs once. `semantics` must be Value for a value-model executable, and Par, Seq or Placed

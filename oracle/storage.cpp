@@ -50,6 +50,14 @@ struct SState {
   std::vector<std::uint64_t> slots;      // non-tensor values
   std::uint64_t seed = 0;
   int inputSet = 0;
+  const InputValues* values = nullptr;  // explicit digests of some placeholders (element 0)
+
+  // Placeholder `name`'s initial digest.
+  std::uint64_t input(const std::string& name, std::uint64_t nameHash) const {
+    if (values)
+      if (auto it = values->byName.find(name); it != values->byName.end() && !it->second.empty()) return it->second[0];
+    return inputElement(seed, inputSet, nameHash, 0);
+  }
 };
 
 using SStep = std::function<void(SState&)>;
@@ -140,7 +148,7 @@ class StorageCompiler {
       const Node& n = g.nodes[i];
       switch (n.op) {
         case NodeOp::Placeholder:
-          values_[i] = freshRoot([h = hashText(n.name)](const SState& st) { return inputElement(st.seed, st.inputSet, h, 0); });
+          values_[i] = freshRoot([name = n.name, h = hashText(n.name)](const SState& st) { return st.input(name, h); });
           out_->placeholders.emplace_back(n.name, values_[i].root);
           declared_[i] = values_[i];
           break;
@@ -507,6 +515,7 @@ std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Sem
   SState st;
   st.seed = inputs.seed;
   st.inputSet = inputs.index;
+  st.values = inputs.values;
   st.digest.assign(exe.roots, 0);
   st.lastPath.assign(exe.roots, -1);
   st.lastValue.assign(exe.roots, 0);

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian 12 packages, as root) and builds wbcheck into build/.
+# (z3, the solver executable, lets the tests replay the queries `wbcheck prove --smt-dump` writes.)
 # Environment: BUILD_DIR (default build), WBCHECK_SANITIZE=1 for an ASan+UBSan build,
 # WBCHECK_WERROR=1 to treat warnings as errors, JOBS (default: number of cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build pkg-config git
-          libgtest-dev libgmock-dev librapidcheck-dev libz3-dev libcli11-dev nlohmann-json3-dev
+          libgtest-dev libgmock-dev librapidcheck-dev libz3-dev z3 libcli11-dev nlohmann-json3-dev
           libfmt-dev libbenchmark-dev libjemalloc-dev graphviz clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do

@@ -231,4 +231,99 @@ TEST(CliGen, ModelZooBuildsCheckableModels) {
   EXPECT_EQ(wbcheck("gen --model decoder --layers 0").exitCode, 2);
 }
 
+
+// --- validate ---
+
+std::string validateFile(const std::string& name) { return (wb::testing::corpusDir() / "validate" / name).string(); }
+std::string realGraph(const std::string& name) { return (wb::testing::realGraphsDir() / name).string(); }
+
+TEST(CliValidate, ExecuTorchsOwnOutputIsEquivalentExitZero) {
+  CliRun r = wbcheck("validate " + validateFile("04-et-mutable-buffers-before-writeback-signature.txt") + " " +
+                     realGraph("05-et-mutable-buffers-after-writeback.txt"));
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("verdict: equivalent"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("AFTER has no signature"), std::string::npos) << r.out;
+}
+
+TEST(CliValidate, ARefutationExitsOneWithTheOraclesDifference) {
+  CliRun r = wbcheck("validate " + validateFile("before_two_buffers.txt") + " " + validateFile("after_copy_too_early.txt"));
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("verdict: not-equivalent"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("oracle (the solver's model): output 0 (%add_1) element"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(": BEFORE 0x"), std::string::npos) << r.out;
+}
+
+TEST(CliValidate, InputErrorsExitTwo) {
+  CliRun noSignature = wbcheck("validate " + realGraph("04-et-mutable-buffers-before-writeback.txt") + " " +
+                               realGraph("05-et-mutable-buffers-after-writeback.txt"));
+  EXPECT_EQ(noSignature.exitCode, 2);
+  EXPECT_NE(noSignature.err.find("write BEFORE's graph signature in"), std::string::npos) << noSignature.err;
+  CliRun missing = wbcheck("validate " + validateFile("before_two_buffers.txt") + " /nonexistent/after.txt");
+  EXPECT_EQ(missing.exitCode, 2);
+  CliRun otherInputs = wbcheck("validate " + validateFile("before_two_buffers.txt") + " " + realGraph("05-et-mutable-buffers-after-writeback.txt"));
+  EXPECT_EQ(otherInputs.exitCode, 2);
+  EXPECT_NE(otherInputs.err.find("AFTER has no signature and 4 placeholders, BEFORE's signature has 3 inputs"), std::string::npos)
+      << otherInputs.err;
+}
+
+TEST(CliValidate, ASolverOutOfResourcesIsUnknownExitThree) {
+  CliRun r = wbcheck("validate " + validateFile("before_two_buffers.txt") + " " + validateFile("after_copy_too_early.txt") +
+                     " --rlimit 1");
+  EXPECT_EQ(r.exitCode, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("verdict: unknown"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the solver gave up"), std::string::npos) << r.out;
+}
+
+TEST(CliValidate, JsonHasTheDocumentedShape) {
+  CliRun r = wbcheck("validate " + validateFile("before_two_buffers.txt") + " " + validateFile("after_copy_too_early.txt") + " --json");
+  ASSERT_EQ(r.exitCode, 1) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tool"], "wbcheck");
+  EXPECT_TRUE(j["command"].is_array());
+  EXPECT_EQ(j["verdict"], "not-equivalent");
+  EXPECT_EQ(j["exit_code"], 1);
+  EXPECT_EQ(j["tier"], "element");
+  EXPECT_TRUE(j["notes"].is_array());
+  EXPECT_EQ(j["matched_nodes"], 7);
+  EXPECT_EQ(j["unmatched_after_nodes"], (nlohmann::json{"copy_", "copy__1"}));
+  ASSERT_EQ(j["modes"].size(), 1u);
+  EXPECT_EQ(j["modes"][0]["view_mode"], "copy-views");
+  EXPECT_EQ(j["modes"][0]["verdict"], "not-equivalent");
+  for (const char* key : {"detail", "solver_ms", "compared_elements", "different_terms", "counterexample"})
+    EXPECT_TRUE(j["modes"][0].contains(key)) << key;
+  const nlohmann::json& c = j["counterexample"];
+  EXPECT_EQ(c["confirmed"], true);
+  EXPECT_EQ(c["replayed_with"], "the solver's model");
+  EXPECT_EQ(c["oracle"]["observation"], "output 0 (%add_1)");
+  EXPECT_EQ(c["oracle"]["is_output"], true);
+  EXPECT_NE(c["oracle"]["before"], c["oracle"]["after"]);
+  EXPECT_EQ(c["inputs"]["b_a"].size(), 4u);
+  EXPECT_TRUE(c["behaviours"].is_array());
+  EXPECT_TRUE(j["smt_dump"].is_array());
+
+  CliRun error = wbcheck("validate " + realGraph("04-et-mutable-buffers-before-writeback.txt") + " " +
+                         realGraph("05-et-mutable-buffers-after-writeback.txt") + " --json");
+  EXPECT_EQ(error.exitCode, 2);
+  nlohmann::json e = nlohmann::json::parse(error.out);
+  EXPECT_EQ(e["verdict"], "error");
+  EXPECT_EQ(e["exit_code"], 2);
+}
+
+TEST(CliValidate, SmtDumpFilesAreAnsweredByZ3Alone) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("wbcheck_smt_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  for (const auto& [after, answer] : {std::pair{"after_copy_too_early.txt", "sat"}, std::pair{"after_equivalent_renamed_reordered.txt", "unsat"}}) {
+    CliRun r = wbcheck("validate " + validateFile("before_two_buffers.txt") + " " + validateFile(after) + " --smt-dump " + dir.string());
+    ASSERT_TRUE(r.exitCode == 0 || r.exitCode == 1) << r.err;
+    const std::filesystem::path file = dir / "validate_copy_views-00000.smt2";  // the first query
+    ASSERT_TRUE(std::filesystem::exists(file));
+    const std::string z3 = "/usr/bin/z3 " + file.string() + " > " + (dir / "answer.txt").string();
+    ASSERT_EQ(std::system(z3.c_str()), 0);
+    std::string got = wb::testing::readFile(dir / "answer.txt");
+    EXPECT_EQ(got.substr(0, got.find('\n')), answer) << after;
+    std::filesystem::remove_all(dir);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace

@@ -1085,5 +1085,30 @@ TEST(OracleElement, OpCacheFollowsTheTableOfEachUse) {
   }
 }
 
+TEST(OracleInputs, ExplicitValuesReplaceTheSeededElementsTheyName) {
+  Program p = makeProgram({"b_s BUFFER s i64[4]", "x USER_INPUT i64[4]"},
+                          {"out: \"i64[4]\" = torch.ops.aten.add.Tensor(b_s, x)"}, {"out USER_OUTPUT"});
+  InputValues given;
+  given.byName["x"] = {7, 8};  // elements 0 and 1; 2 and 3 stay seeded
+  const RunResult r = runIt(p, Semantics::Par, ViewMode::CopyViews, Tier::Element, InputSet{0, 0, &given});
+  const Values x = input("x", 4), s = input("b_s", 4);
+  EXPECT_EQ(placeholder(r, "x"), (Values{7, 8, x[2], x[3]}));
+  EXPECT_EQ(placeholder(r, "b_s"), s);
+  EXPECT_EQ(output(r, 0), (Values{s[0] + 7, s[1] + 8, s[2] + x[2], s[3] + x[3]}));
+  // Without them, the same run is the seeded one.
+  EXPECT_EQ(placeholder(runIt(p, Semantics::Par), "x"), x);
+}
+
+TEST(OracleInputs, TheStorageTierTakesElementZeroAsTheDigest) {
+  Program p = makeProgram({"b_s BUFFER s i64[4]", "x USER_INPUT i64[4]"},
+                          {"out: \"i64[4]\" = torch.ops.aten.add.Tensor(b_s, x)"}, {"out USER_OUTPUT"});
+  InputValues given;
+  given.byName["x"] = {42};
+  const RunResult r = runIt(p, Semantics::Par, ViewMode::CopyViews, Tier::Storage, InputSet{0, 0, &given});
+  EXPECT_EQ(placeholder(r, "x"), (Values{42}));
+  EXPECT_NE(placeholder(r, "b_s"), (Values{42}));
+  EXPECT_NE(output(r, 0), output(runIt(p, Semantics::Par, ViewMode::CopyViews, Tier::Storage), 0));
+}
+
 }  // namespace
 }  // namespace wb::oracle

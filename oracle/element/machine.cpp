@@ -25,7 +25,18 @@ using Buffer = std::vector<std::uint64_t>;
 struct RunState : RunScratch {
   std::uint64_t seed = 0;
   int inputSet = 0;
+  // Explicit input contents (InputValues), by the name hash FillSeed steps carry; null when
+  // every input comes from the seed.
+  const std::vector<std::pair<std::uint64_t, const std::vector<std::uint64_t>*>>* explicitInputs = nullptr;
 };
+
+// The explicit contents of the input `nameHash` fills, or null.
+const std::vector<std::uint64_t>* explicitInput(const RunState& st, std::uint64_t nameHash) {
+  if (!st.explicitInputs) return nullptr;
+  for (const auto& [hash, values] : *st.explicitInputs)
+    if (hash == nameHash) return values;
+  return nullptr;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Run-time helpers.
@@ -77,7 +88,7 @@ std::uint64_t readSourceHash(const ElementProgram& p, const RunState& st, const 
     case Source::Kind::Constant: return s.constant;
     case Source::Kind::Opaque: return st.opaque[s.slot];
     case Source::Kind::Offsets: {
-      std::uint64_t h = 0x51ed270b27a5d1c3ULL ^ sourceCount(p, s);
+      std::uint64_t h = traceHashStart(sourceCount(p, s));
       for (std::uint32_t k = 0; k < s.spansCount; ++k)
         forEachOffset(p, p.spans[s.spansAt + k], [&](std::uint32_t, std::uint32_t o) { h = combine(h, st.arena[o]); });
       return h;
@@ -248,6 +259,10 @@ void runStep(const ElementProgram& p, const Step& s, RunState& st) {
     case StepKind::FillSeed: {
       // inputElement(seed, inputSet, a, i), its part that does not depend on i computed once.
       const std::uint64_t h = inputElementPrefix(st.seed, st.inputSet, s.a);
+      if (const std::vector<std::uint64_t>* given = explicitInput(st, s.a)) {
+        forEachOffset(p, s.dest, [&](std::uint32_t i, std::uint32_t o) { arena[o] = i < given->size() ? (*given)[i] : combine(h, i); });
+        break;
+      }
       forEachOffset(p, s.dest, [&](std::uint32_t i, std::uint32_t o) { arena[o] = combine(h, i); });
       break;
     }
@@ -326,10 +341,18 @@ void runObserved(const std::shared_ptr<const ElementProgram>& program, std::span
   static_cast<RunScratch&>(st) = std::move(scratch);  // borrowed: handed back below
   st.seed = inputs.seed;
   st.inputSet = inputs.index;
+  std::vector<std::pair<std::uint64_t, const std::vector<std::uint64_t>*>> explicitInputs;
+  if (inputs.values) {
+    for (const auto& [name, values] : inputs.values->byName) explicitInputs.emplace_back(hashText(name), &values);
+    st.explicitInputs = &explicitInputs;
+  }
   if (nodeHashes) nodeHashes->assign(exe.nodeStepEnd.size(), 0);
   std::size_t s = 0;
+  // Fork states are of seeded inputs only (an InputValues is compared by address, which a
+  // later one may reuse).
+  const bool forkStates = !nodeHashes && !inputs.values;
   const ForkState* from =
-      !nodeHashes && exe.forkedFrom ? findForkState(st, exe.forkedFrom.get(), exe.forkedAt.step, inputs) : nullptr;
+      forkStates && exe.forkedFrom ? findForkState(st, exe.forkedFrom.get(), exe.forkedAt.step, inputs) : nullptr;
   // The arena and the opaque slots start as zeros, or as the fork state up to the fork point
   // and zeros after it (the state's part is not zeroed first).
   const std::size_t arenaKept = from ? from->arena.size() : 0, opaqueKept = from ? from->opaque.size() : 0;
@@ -357,12 +380,13 @@ void runObserved(const std::shared_ptr<const ElementProgram>& program, std::span
     const std::size_t end = exe.nodeStepEnd.empty() ? 0 : exe.nodeStepEnd.back();
     for (;;) {
       for (; fork < forkPoints.size() && forkPoints[fork].step == s; ++fork)
-        keepForkState(st, program, forkPoints[fork], inputs);
+        if (forkStates) keepForkState(st, program, forkPoints[fork], inputs);
       if (s >= end) break;
       const std::size_t stop = fork < forkPoints.size() ? std::min<std::size_t>(forkPoints[fork].step, end) : end;
       for (; s < stop; ++s) runStep(exe, exe.steps[s], st);
     }
-    for (; fork < forkPoints.size(); ++fork) keepForkState(st, program, forkPoints[fork], inputs);  // at the end
+    for (; fork < forkPoints.size(); ++fork)  // at the end
+      if (forkStates) keepForkState(st, program, forkPoints[fork], inputs);
   }
   if (endings.size() > 1) st.snapshot.assign(st.arena.begin(), st.arena.end());
   std::vector<Buffer>& values = st.endValues;

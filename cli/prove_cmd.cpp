@@ -1,0 +1,161 @@
+// cli/prove_cmd.cpp: `wbcheck prove FILE [--placement P] [--only ordering|equivalence]
+// [--timeout-ms T] [--rlimit N] [--json] [--smt-dump DIR]`: Z3 proofs of a placement (DESIGN §11,
+// §12): the ordering proof (proofs/ordering.h) and the equivalence of the placed program to the
+// program under S_par (proofs/equivalence.h, the proof `wbcheck validate` makes). The JSON report
+// keeps each proof in its own object ("ordering", "equivalence"); the verdict is refuted if
+// either refutes, else unknown if either is unknown, else proved.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "cli/equivalence_json.h"
+#include "cli/ordering_json.h"
+#include "proofs/equivalence.h"
+#include "proofs/ordering.h"
+
+namespace wb::cli {
+
+namespace {
+
+struct ProveCmdOptions {
+  std::string file;
+  std::string placement = "early";
+  std::uint32_t timeoutMs = 30'000;
+  std::uint64_t rlimit = proofs::SmtOptions{}.rlimit;
+  std::string smtDump;
+  std::string only;  // "", "ordering" or "equivalence"
+  bool json = false;
+};
+
+// The equivalence proof of a placement: its placed program against the program under S_par.
+struct EquivalenceProof {
+  proofs::Verdict verdict = proofs::Verdict::Proved;
+  std::string reason;  // why refuted without a report (the placement failed, AFTER does not pair)
+  std::optional<proofs::PreparedPair> pair;
+  std::optional<proofs::EquivalenceReport> report;
+};
+
+EquivalenceProof proveEquivalence(const LoadedProgram& loaded, Placement placement, const proofs::SmtOptions& smt) {
+  EquivalenceProof proof;
+  PlacedProgram placed = place(loaded.program, placement, loaded.schemas);
+  if (placed.failure) {
+    proof.verdict = proofs::Verdict::Refuted;
+    proof.reason = "the placement failed: " + *placed.failure;
+    return proof;
+  }
+  Result<proofs::PreparedPair> pair = proofs::prepare(loaded.program, placed.program, "the program", "the placed program");
+  if (!pair) {
+    proof.verdict = proofs::Verdict::Refuted;
+    proof.reason = "the placed program does not pair with the program: " + formatAll(pair.errors);
+    return proof;
+  }
+  proofs::EquivalenceOptions options;
+  options.smt = smt;
+  options.dumpName = "equivalence";
+  proof.report = proofs::checkEquivalence(*pair, options);
+  proof.pair = std::move(*pair);
+  switch (proof.report->verdict) {
+    case proofs::EquivalenceVerdict::Equivalent: proof.verdict = proofs::Verdict::Proved; break;
+    case proofs::EquivalenceVerdict::Unknown: proof.verdict = proofs::Verdict::Unknown; break;
+    default: proof.verdict = proofs::Verdict::Refuted; break;
+  }
+  return proof;
+}
+
+proofs::Verdict combined(const std::vector<proofs::Verdict>& verdicts) {
+  proofs::Verdict v = proofs::Verdict::Proved;
+  for (proofs::Verdict x : verdicts) {
+    if (x == proofs::Verdict::Refuted) return x;
+    if (x == proofs::Verdict::Unknown) v = x;
+  }
+  return v;
+}
+
+int runProve(const ProveCmdOptions& options, const std::vector<std::string>& argv) {
+  std::optional<Placement> placement = placementFromString(options.placement);
+  if (!placement) {
+    std::cerr << "wbcheck prove: unknown placement '" << options.placement << "'\n";
+    return kInputError;
+  }
+  if (options.rlimit > 0xffffffffu) {
+    std::cerr << "wbcheck prove: --rlimit must be at most 4294967295\n";
+    return kInputError;
+  }
+  std::optional<LoadedProgram> loaded = loadProgram(options.file);
+  if (!loaded) return kInputError;
+  if (!options.only.empty() && options.only != "ordering" && options.only != "equivalence") {
+    std::cerr << "wbcheck prove: --only takes ordering or equivalence, not '" << options.only << "'\n";
+    return kInputError;
+  }
+  proofs::SmtOptions smt;
+  smt.timeoutMs = options.timeoutMs;
+  smt.rlimit = options.rlimit;
+  smt.dumpDir = options.smtDump;
+  std::optional<proofs::OrderingReport> ordering;
+  std::optional<EquivalenceProof> equivalence;
+  std::vector<proofs::Verdict> verdicts;
+  if (options.only != "equivalence") {
+    proofs::OrderingOptions o;
+    o.smt = smt;
+    ordering = proofs::proveOrdering(loaded->program, *placement, loaded->schemas, o);
+    verdicts.push_back(ordering->verdict);
+  }
+  if (options.only != "ordering") {
+    equivalence = proveEquivalence(*loaded, *placement, smt);
+    verdicts.push_back(equivalence->verdict);
+  }
+  const proofs::Verdict verdict = combined(verdicts);
+  const int exit = proofs::exitCode(verdict);
+  if (options.json) {
+    nlohmann::json out = provenance(argv);
+    out["file"] = options.file;
+    out["placement"] = options.placement;
+    out["verdict"] = std::string(proofs::toString(verdict));
+    out["exit_code"] = exit;
+    if (ordering) out["ordering"] = orderingJson(loaded->program, *ordering);
+    if (equivalence) {
+      nlohmann::json e = equivalence->report ? equivalenceJson(*equivalence->report, *equivalence->pair) : nlohmann::json::object();
+      e["proof_verdict"] = std::string(proofs::toString(equivalence->verdict));
+      if (!equivalence->reason.empty()) e["reason"] = equivalence->reason;
+      out["equivalence"] = std::move(e);
+    }
+    std::cout << out.dump(2) << "\n";
+  } else {
+    if (ordering) std::cout << proofs::formatOrderingReport(*ordering, options.placement);
+    if (equivalence) {
+      if (ordering) std::cout << "\n";
+      std::cout << "equivalence proof of placement " << options.placement << " (the placed program against S_par):\n";
+      if (equivalence->report) std::cout << proofs::formatReport(*equivalence->report, *equivalence->pair);
+      else std::cout << equivalence->reason << "\nverdict: " << proofs::toString(equivalence->verdict) << "\n";
+    }
+    if (ordering && equivalence)
+      std::cout << "\nprove: " << proofs::toString(verdict) << " (ordering " << proofs::toString(ordering->verdict)
+                << ", equivalence " << proofs::toString(equivalence->verdict) << ")\n";
+  }
+  return exit;
+}
+
+}  // namespace
+
+void registerProve(CLI::App& app, Action& action, const std::vector<std::string>& argv) {
+  auto options = std::make_shared<ProveCmdOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "prove",
+      "Prove with Z3 that a placement orders its copies as the storage semantics requires (both view modes), and\n"
+      "that early places each as early as possible; name the violated constraints otherwise. Prove the placed program\n"
+      "equivalent to the program under S_par (as `validate` does), or refute it with a counterexample.\n"
+      "Exit codes: 0 proved, 1 refuted (or early not minimal), 2 usage or input error, 3 unknown (solver limit).");
+  sub->add_option("FILE", options->file, "program file, or - for standard input")->required();
+  sub->add_option("--placement", options->placement, "early | end | upstream | pr20744 | draft13857")
+      ->capture_default_str();
+  sub->add_option("--only", options->only, "ordering | equivalence: one of the two proofs (default: both)");
+  sub->add_option("--timeout-ms", options->timeoutMs, "wall-clock guard per solver query, in ms (0: none)")
+      ->capture_default_str();
+  sub->add_option("--rlimit", options->rlimit, "Z3 resource limit per query, deterministic (0: none)")
+      ->capture_default_str();
+  sub->add_option("--smt-dump", options->smtDump, "write every query to DIR as an .smt2 file `z3 FILE` answers");
+  sub->add_flag("--json", options->json, "machine-readable output");
+  sub->callback([&action, options, argv] { action = [options, argv] { return runProve(*options, argv); }; });
+}
+
+}  // namespace wb::cli

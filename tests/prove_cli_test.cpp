@@ -1,0 +1,209 @@
+// tests/prove_cli_test.cpp: `wbcheck prove` end to end (exit codes 0 proved, 1 refuted, 2 input
+// error, 3 unknown; the --json shape; --smt-dump files that z3 answers alone) and the broken
+// constraints `wbcheck check` adds to a placement bug.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include "tests/testing.h"
+
+namespace {
+
+struct CliRun {
+  int exitCode = -1;
+  std::string out;
+  std::string err;
+};
+
+CliRun wbcheck(const std::string& args, const std::string& input = "") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("wbcheck_prove_cli_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto in = dir / "in.txt", out = dir / "out.txt", err = dir / "err.txt";
+  std::ofstream(in) << input;
+  const std::string command = std::string(WBCHECK_BINARY) + " " + args + " < " + in.string() + " > " + out.string() +
+                              " 2> " + err.string();
+  const int status = std::system(command.c_str());
+  CliRun run;
+  run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = wb::testing::readFile(out);
+  run.err = wb::testing::readFile(err);
+  std::filesystem::remove_all(dir);
+  return run;
+}
+
+std::string hazard(const std::string& name) { return (wb::testing::corpusDir() / "hazards" / name).string(); }
+
+TEST(CliProve, EarlyIsProvedWithItsExplanation) {
+  CliRun r = wbcheck("prove " + hazard("h04_list_argument_write.txt"));
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("satisfied: yes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("minimal: yes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("after %scale_all_: writes %add's storage (value of b_s)  [R3]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verdict: proved"), std::string::npos) << r.out;
+}
+
+TEST(CliProve, ABrokenConstraintIsARefutationInGraphWords) {
+  CliRun r = wbcheck("prove " + hazard("h04_list_argument_write.txt") + " --placement pr20744");
+  ASSERT_EQ(r.exitCode, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("VIOLATED: copy_(b_s) at 3 precedes %scale_all_ at 5, which writes %add's storage through list "
+                       "argument 0"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("verdict: refuted"), std::string::npos);
+}
+
+TEST(CliProve, InputErrorsExitTwo) {
+  EXPECT_EQ(wbcheck("prove /nonexistent/file.txt").exitCode, 2);
+  EXPECT_EQ(wbcheck("prove " + hazard("h01_old_value_reader.txt") + " --placement sideways").exitCode, 2);
+  CliRun bad = wbcheck("prove -", "def forward(self, x):\n    y = torch.ops.aten.add.Tensor(x, z)\n    return (y,)\n");
+  EXPECT_EQ(bad.exitCode, 2);
+  EXPECT_NE(bad.err.find("<stdin>:"), std::string::npos) << bad.err;
+}
+
+TEST(CliProve, ASolverLimitIsUnknownExitThreeNeverAPass) {
+  CliRun r = wbcheck("prove " + hazard("h05_view_copy_becomes_view.txt") + " --rlimit 1");
+  EXPECT_EQ(r.exitCode, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("verdict: unknown (satisfaction query: rlimit exhausted"), std::string::npos) << r.out;
+}
+
+TEST(CliProve, JsonHasTheDocumentedShape) {
+  CliRun r = wbcheck("prove " + hazard("h08b_copy_cycle_swap.txt") + " --json");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const char* key : {"tool", "version", "command", "file", "placement", "verdict", "exit_code", "ordering"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["verdict"], "proved");
+  EXPECT_EQ(j["exit_code"], 0);
+  const nlohmann::json& o = j["ordering"];
+  for (const char* key : {"verdict", "reason", "satisfied", "minimal", "minimality_required", "faults", "violations",
+                          "more_violations", "inserted", "disagreements", "dependences", "queries", "rlimit_used",
+                          "solver_seconds", "seconds"})
+    EXPECT_TRUE(o.contains(key)) << key;
+  EXPECT_EQ(o["satisfied"], true);
+  EXPECT_EQ(o["minimal"], true);
+  ASSERT_EQ(o["inserted"].size(), 3u);  // a clone and two copies: the swap is a cycle
+  int clones = 0;
+  for (const nlohmann::json& u : o["inserted"]) {
+    for (const char* key : {"name", "text", "kind", "target", "value", "clone", "output_index", "position", "after",
+                            "minimal", "explanation", "rule", "binding", "core", "earliest_after", "core_explanation",
+                            "agrees_with_core", "disagreement"})
+      EXPECT_TRUE(u.contains(key)) << key;
+    if (u["kind"] == "clone") ++clones;
+    else EXPECT_EQ(u["agrees_with_core"], true) << u.dump();
+  }
+  EXPECT_EQ(clones, 1);
+
+  CliRun refuted = wbcheck("prove " + hazard("h05_view_copy_becomes_view.txt") + " --placement draft13857 --json");
+  ASSERT_EQ(refuted.exitCode, 1);
+  const nlohmann::json v = nlohmann::json::parse(refuted.out)["ordering"]["violations"];
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0]["rule"], "R2");
+  EXPECT_EQ(v[0]["node"], "sum_1");
+  EXPECT_EQ(v[0]["root"], "b_s");
+  EXPECT_EQ(v[0]["view_modes"], "alias-views");
+  EXPECT_EQ(v[0]["live"], true);
+}
+
+// prove runs the ordering proof and the equivalence proof (the placed program against the
+// program under S_par, as validate does); the verdict is refuted if either refutes.
+TEST(CliProve, EquivalenceIsProvedBesideTheOrderingAndOnlySelectsOne) {
+  CliRun both = wbcheck("prove " + hazard("h08b_copy_cycle_swap.txt"));
+  ASSERT_EQ(both.exitCode, 0) << both.out << both.err;
+  EXPECT_NE(both.out.find("equivalence proof of placement early"), std::string::npos) << both.out;
+  EXPECT_NE(both.out.find("verdict: equivalent"), std::string::npos) << both.out;
+  EXPECT_NE(both.out.find("prove: proved (ordering proved, equivalence proved)"), std::string::npos) << both.out;
+
+  // pr20744 copies b_a's new value into b_b after the copy into b_a overwrote it (H8): both
+  // proofs refute, the equivalence proof with a counterexample the oracle confirms.
+  CliRun refuted = wbcheck("prove " + hazard("h08_copy_reads_other_copys_buffer.txt") + " --placement pr20744 --json");
+  ASSERT_EQ(refuted.exitCode, 1) << refuted.out << refuted.err;
+  const nlohmann::json j = nlohmann::json::parse(refuted.out);
+  EXPECT_EQ(j["verdict"], "refuted");
+  EXPECT_EQ(j["ordering"]["verdict"], "refuted");
+  const nlohmann::json& e = j["equivalence"];
+  for (const char* key : {"verdict", "exit_code", "tier", "modes", "counterexample", "proof_verdict", "total_ms"})
+    EXPECT_TRUE(e.contains(key)) << key;
+  EXPECT_EQ(e["proof_verdict"], "refuted");
+  EXPECT_EQ(e["verdict"], "not-equivalent");
+  EXPECT_EQ(e["counterexample"]["confirmed"], true) << e.dump();
+  EXPECT_EQ(e["counterexample"]["oracle"]["observation"], "b_b") << e.dump();
+
+  CliRun ordering =
+      wbcheck("prove " + hazard("h08_copy_reads_other_copys_buffer.txt") + " --placement pr20744 --json --only ordering");
+  ASSERT_EQ(ordering.exitCode, 1);
+  const nlohmann::json o = nlohmann::json::parse(ordering.out);
+  EXPECT_TRUE(o.contains("ordering"));
+  EXPECT_FALSE(o.contains("equivalence"));
+
+  // Only the equivalence: end is equivalent (it is S_par's order) and needs no minimality.
+  CliRun equivalence = wbcheck("prove " + hazard("h04_list_argument_write.txt") + " --placement end --only equivalence");
+  ASSERT_EQ(equivalence.exitCode, 0) << equivalence.out << equivalence.err;
+  EXPECT_EQ(equivalence.out.find("ordering proof"), std::string::npos) << equivalence.out;
+  EXPECT_NE(equivalence.out.find("verdict: equivalent"), std::string::npos) << equivalence.out;
+
+  EXPECT_EQ(wbcheck("prove " + hazard("h04_list_argument_write.txt") + " --only both").exitCode, 2);
+}
+
+TEST(CliProve, SmtDumpWritesQueriesZ3AnswersAlone) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("wbcheck_prove_dump_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  CliRun r = wbcheck("prove " + hazard("h10_ancestor_sibling_alias.txt") + " --smt-dump " + dir.string());
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  const std::vector<std::filesystem::path> files = wb::testing::filesUnder(dir, {".smt2"});
+  ASSERT_GE(files.size(), 2u);  // the satisfaction query and a minimality query at least
+  for (const auto& file : files) {
+    const std::string text = wb::testing::readFile(file);
+    EXPECT_NE(text.find("(check-sat-assuming"), std::string::npos) << file;
+    // The answer wbcheck's Z3 gave, as a comment at the end; z3 must give the same alone.
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(text, m, std::regex("; answered (sat|unsat)"))) << file;
+    if (!std::filesystem::exists("/usr/bin/z3")) continue;
+    const std::filesystem::path out = file.string() + ".out";
+    ASSERT_EQ(std::system(("/usr/bin/z3 " + file.string() + " > " + out.string() + " 2>&1").c_str()), 0) << file;
+    const std::string answer = wb::testing::readFile(out);
+    EXPECT_EQ(answer.substr(0, answer.find('\n')), m[1].str()) << file << "\n" << answer;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliCheck, APlacementBugNamesTheBrokenConstraintAndTheFirstDivergingNode) {
+  CliRun r = wbcheck("check " + hazard("h10_ancestor_sibling_alias.txt") + " --placement pr20744 --json");
+  ASSERT_EQ(r.exitCode, 1) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["bugs"].size(), 2u);  // both view modes
+  for (const nlohmann::json& bug : j["bugs"]) {
+    // The copy read the value before %add_ wrote it: the copy is where the runs part.
+    EXPECT_EQ(bug["first_diverging_node"], "copy_") << bug.dump();
+    ASSERT_EQ(bug["broken_constraints"].size(), 1u) << bug.dump();
+    EXPECT_EQ(bug["broken_constraints"][0],
+              "copy_(b_s) at 4 precedes %add_ at 5, which writes %mul's storage, shared by the value %relu_");
+  }
+  EXPECT_EQ(j["ordering"]["verdict"], "refuted");
+
+  CliRun text = wbcheck("check " + hazard("h05_view_copy_becomes_view.txt") + " --placement pr20744");
+  ASSERT_EQ(text.exitCode, 1);
+  EXPECT_NE(text.out.find("first diverging node: %sum_1"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("why (broken ordering constraint): copy_(b_s) at 4 precedes %sum_1 at 5"), std::string::npos)
+      << text.out;
+
+  // Not an ordering fault: upstream skips the write-back (B1); the report says so.
+  CliRun b1 = wbcheck("check " + hazard("b1_lineage_of_another_buffer.txt") + " --placement upstream");
+  ASSERT_EQ(b1.exitCode, 1);
+  EXPECT_NE(b1.out.find("why (missing-write-back): no copy writes b_b into b_a"), std::string::npos) << b1.out;
+
+  // A placement that holds: no ordering report.
+  CliRun holds = wbcheck("check " + hazard("h05_view_copy_becomes_view.txt") + " --json");
+  ASSERT_EQ(holds.exitCode, 0);
+  EXPECT_TRUE(nlohmann::json::parse(holds.out)["ordering"].is_null());
+}
+
+}  // namespace
