@@ -1,4 +1,5 @@
 // core/text_lexer.cpp: the source lines and the lexer of the program reader (text_syntax.h).
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 
@@ -76,6 +77,8 @@ int hexValue(char c) {
   return -1;
 }
 
+constexpr std::size_t kReservedTokens = 256;
+
 struct OpenBracket {
   char bracket;
   Pos pos;
@@ -89,6 +92,10 @@ class Lexer {
   Lexer(const Source& source, const ReadLimits& limits) : source_(source), limits_(limits) {}
 
   std::vector<Token> run(std::size_t& lineIndex) {
+    // Room for the tokens of a typical line (a token takes about four characters of it), so
+    // that the vector of strings is not moved while it grows.
+    if (lineIndex < source_.lineCount())
+      tokens_.reserve(std::min<std::size_t>(source_.line(lineIndex).size() / 4 + 2, kReservedTokens));
     while (true) {
       if (lineIndex >= source_.lineCount()) {
         if (stack_.empty()) break;
@@ -223,8 +230,11 @@ class Lexer {
   void lexPunct() {
     static constexpr std::string_view kTwoChar[] = {":=", "->", "**", "//", "==", "!=", "<=", ">="};
     std::size_t start = i_;
+    // Characters compared one by one: most punctuation is one character, and a string
+    // comparison per candidate is a memcmp call (intercepted in sanitizer builds).
+    const char second = i_ + 1 < line_.size() ? line_[i_ + 1] : '\0';
     for (std::string_view two : kTwoChar) {
-      if (line_.substr(i_, 2) == two) {
+      if (line_[i_] == two[0] && second == two[1]) {
         i_ += 2;
         push(TokenKind::Punct, std::string(two), start);
         return;

@@ -80,9 +80,9 @@ namespace {
 bool isBinaryOperator(const Token& t) {
   static constexpr std::string_view kOperators[] = {"+", "-", "*", "/", "//", "%", "**", "==", "!=",
                                                     "<", "<=", ">", ">=", "&", "|", "^", "@"};
-  if (t.kind != TokenKind::Punct) return false;
+  if (t.kind != TokenKind::Punct || t.text.empty()) return false;
   for (std::string_view op : kOperators)
-    if (t.text == op) return true;
+    if (op[0] == t.text[0] && std::string_view(t.text) == op) return true;
   return false;
 }
 }  // namespace

@@ -64,7 +64,12 @@ struct Token {
   Pos pos;
   Pos end;           // one past the last character (same line as pos for every token but End)
 
-  bool is(TokenKind k, std::string_view t) const { return kind == k && text == t; }
+  bool is(TokenKind k, std::string_view t) const {
+    if (kind != k || text.size() != t.size()) return false;
+    // The parser tests punctuation constantly: a one-character test needs no memcmp call
+    // (which sanitizer builds intercept).
+    return t.size() == 1 ? text[0] == t[0] : std::string_view(text) == t;
+  }
   bool isPunct(std::string_view t) const { return is(TokenKind::Punct, t); }
   bool isName(std::string_view t) const { return is(TokenKind::Name, t); }
 };
