@@ -30,16 +30,17 @@ struct Executables {
   bool placedIsReference = false;
 };
 
-// Compiles everything in one tier; the error of the first program that does not compile, in
-// the order reference, placed (copy views), reference, placed (alias views), F. The analyses
-// are shared by every compile of their program (five compiles, two analyses), and compiles
-// share their common start (compileAnalysedShared). With `placedIsReference` (and `placed`
-// null) the placed program is the program: nothing more is compiled for it.
+// Compiles everything in one tier (F only with `value`); the error of the first program that
+// does not compile, in the order reference, placed (copy views), reference, placed (alias
+// views), F. The analyses are shared by every compile of their program (five compiles, two
+// analyses), and compiles share their common start (compileAnalysedShared). With
+// `placedIsReference` (and `placed` null) the placed program is the program: nothing more is
+// compiled for it.
 std::optional<std::string> compileAll(const detail::Analysis& program, const detail::Analysis* placed,
-                                      bool placedIsReference, Tier tier, Executables& out) {
+                                      bool placedIsReference, bool value, Tier tier, Executables& out) {
   ExecOptions options;
   options.tier = tier;
-  detail::SharedExecutables all = detail::compileAnalysedShared(program, options, true, placed);
+  detail::SharedExecutables all = detail::compileAnalysedShared(program, options, value, placed);
   auto why = [](const Result<Executable>& r) {
     return r.errors.empty() ? std::string("cannot compile") : r.errors.front().message;
   };
@@ -62,8 +63,10 @@ std::optional<std::string> compileAll(const detail::Analysis& program, const det
     if (!*all.placedAlias) return "placed program: " + why(*all.placedAlias);
     out.placed[1] = **all.placedAlias;
   }
-  if (!*all.value) return why(*all.value);
-  out.value = **all.value;
+  if (all.value) {
+    if (!*all.value) return why(*all.value);
+    out.value = **all.value;
+  }
   return std::nullopt;
 }
 
@@ -212,9 +215,9 @@ void placeProgram(const CheckInput& in, CheckReport& report, Placed& out) {
 
 // --- compile
 
-// Analyses both programs and compiles every executable in the element tier, else in the
-// storage tier (report.tier, report.tierReason). False, with the verdict Error, when neither
-// tier can.
+// Analyses both programs and compiles every executable (F only with options.programFindings)
+// in the element tier, else in the storage tier (report.tier, report.tierReason). False, with
+// the verdict Error, when neither tier can.
 bool compilePrograms(const CheckInput& in, const Placed& placed, const std::shared_ptr<detail::OpCache>& ops,
                      CheckReport& report, Executables& exes) {
   report.tier = Tier::Element;
@@ -228,10 +231,13 @@ bool compilePrograms(const CheckInput& in, const Placed& placed, const std::shar
   if (placed.program && !placed.isReference)
     placedAnalysis = detail::analyse(*placed.program, in.schemas, ops, &analysis);
   const detail::Analysis* placedPtr = placedAnalysis ? &*placedAnalysis : nullptr;
-  if (std::optional<std::string> why = compileAll(analysis, placedPtr, placed.isReference, Tier::Element, exes)) {
+  const bool value = in.options.programFindings;
+  if (std::optional<std::string> why =
+          compileAll(analysis, placedPtr, placed.isReference, value, Tier::Element, exes)) {
     report.tier = Tier::Storage;
     report.tierReason = *why;
-    if (std::optional<std::string> error = compileAll(analysis, placedPtr, placed.isReference, Tier::Storage, exes)) {
+    if (std::optional<std::string> error =
+            compileAll(analysis, placedPtr, placed.isReference, value, Tier::Storage, exes)) {
       report.verdict = Verdict::Error;
       report.error = *error;
       return false;
@@ -250,14 +256,14 @@ struct Runs {
 };
 
 // Runs the reference executable of view mode m (S_par and S_seq, and the Placed ending when
-// the placed program is the program), F in the first mode only (F reads no view mode: its run
-// serves both), and, with `placedToo`, the placed program.
-Runs runPrograms(const Executables& exes, int m, InputSet inputs, bool placedToo, RunBuffers& buffers) {
+// the placed program is the program), with `valueToo` F in the first mode only (F reads no
+// view mode: its run serves both), and, with `placedToo`, the placed program.
+Runs runPrograms(const Executables& exes, int m, InputSet inputs, bool valueToo, bool placedToo, RunBuffers& buffers) {
   const Semantics refEndings[] = {Semantics::Par, Semantics::Seq, Semantics::Placed};
   const std::span<const Semantics> refRun(refEndings, exes.placedIsReference ? 3 : 2);
   const Semantics valueEnding[] = {Semantics::Value}, placedEnding[] = {Semantics::Placed};
   detail::observe(exes.reference[m], refRun, inputs, buffers.scratch, buffers.ref);
-  if (m == 0) detail::observe(exes.value, valueEnding, inputs, buffers.scratch, buffers.value);
+  if (m == 0 && valueToo) detail::observe(exes.value, valueEnding, inputs, buffers.scratch, buffers.value);
   Runs runs{{buffers.ref[0], exes.reference[m]}, {buffers.ref[1], exes.reference[m]}, {buffers.value[0], exes.value},
             std::nullopt};
   if (placedToo) {
@@ -278,7 +284,8 @@ struct Noted {
 
 // Compares the runs of one input set in view mode m with S_par and notes each first difference
 // of a kind not noted yet: the placed program's (a placement bug, with the first node whose
-// result differs), then S_seq's and F's (findings about the program).
+// result differs), then, with options.programFindings, S_seq's and F's (findings about the
+// program).
 void compareRuns(const CheckInput& in, const Placed& placed, const Runs& runs, int m, InputSet inputs, Noted& noted,
                  CheckReport& report) {
   auto note = [&](std::vector<Mismatch>& into, MismatchKind kind, const Difference& d) {
@@ -297,6 +304,7 @@ void compareRuns(const CheckInput& in, const Placed& placed, const Runs& runs, i
       report.bugs.back().firstDivergingNode =
           tracedFirstDivergingNode(in.program, *placed.program, in.schemas, report.tier, kModes[m], inputs);
     }
+  if (!in.options.programFindings) return;
   if (!noted.seq[m])
     if (std::optional<Difference> d = detail::firstDifferenceOf(runs.par, runs.seq)) {
       noted.seq[m] = true;
@@ -359,7 +367,8 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
     const InputSet inputs{options.seed, set};
     for (int m = 0; m < 2; ++m) {
       if (m == 1 && exes.sameInBothModes) break;  // identical runs: copied below
-      const Runs runs = runPrograms(exes, m, inputs, placed.program && !noted.bug[m], reused_->buffers);
+      const Runs runs =
+          runPrograms(exes, m, inputs, options.programFindings, placed.program && !noted.bug[m], reused_->buffers);
       compareRuns(in, placed, runs, m, inputs, noted, report);
     }
   }

@@ -163,6 +163,12 @@ struct CheckOptions {
   std::uint64_t seed = 0;
   bool strict = false;     // findings about the program (S_seq != S_par, S_par != F) fail too
   std::string fileName;    // for the replay command line; "FILE" if empty
+  // Look for findings about the program (S_seq != S_par, S_par != F). Off: only the placement
+  // is compared with S_par; F is neither compiled nor run and `findings` stays empty (what a
+  // fuzzer of the placement needs). Where F compiles, the report is otherwise the same; where
+  // F alone does not, the program is checked in the element tier instead of the storage tier
+  // (or at all, instead of an Error).
+  bool programFindings = true;
 };
 
 enum class Verdict : std::uint8_t { Holds, PlacementBug, Error };

@@ -140,6 +140,54 @@ TEST(OracleCorpus, ReusedCheckerGivesFreshReports) {
   }
 }
 
+// Without program findings (what the fuzz targets ask) the placement's verdict is the same:
+// the same bugs in the same view modes, with the same differences and first diverging nodes,
+// on every hazard under every placement and on generated programs; only S_seq and F are not
+// looked at.
+std::string bugsFingerprint(const CheckReport& r) {
+  std::string out = std::to_string(static_cast<int>(r.verdict)) + "|" + r.placementFailure.value_or("-") + "|" +
+                    std::string(toString(r.tier)) + "|" + r.error;
+  for (const Mismatch& m : r.bugs)
+    out += "|" + std::string(toString(m.viewMode)) + std::to_string(m.inputSet) + m.difference.label + "@" +
+           std::to_string(m.difference.element) + m.firstDivergingNode;
+  return out;
+}
+
+TEST(OracleCorpus, WithoutProgramFindingsTheVerdictIsTheSame) {
+  Checker checker;
+  int bugs = 0, findings = 0;
+  auto expectSame = [&](const Program& p, CheckOptions o, const SchemaTable& schemas, const std::string& what) {
+    const CheckReport full = check(p, o, schemas);
+    o.programFindings = false;
+    const CheckReport placementOnly = checker.check(p, o, schemas);
+    EXPECT_EQ(bugsFingerprint(placementOnly), bugsFingerprint(full)) << what;
+    EXPECT_TRUE(placementOnly.findings.empty()) << what;
+    bugs += !full.bugs.empty();
+    findings += !full.findings.empty();
+  };
+  for (const auto& file : testing::filesUnder(testing::corpusDir() / "hazards")) {
+    const Program p = testing::loadProgram(file);
+    const SchemaTable schemas = schemasFor(p, builtinSchemas());
+    for (Placement placement : allPlacements()) {
+      CheckOptions o;
+      o.placement = placement;
+      expectSame(p, o, schemas, file.string() + " " + std::string(toString(placement)));
+    }
+  }
+  gen::Generator generator;
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    gen::RandomChoices choices(seed);
+    const Program p = generator.generate(choices).program;
+    CheckOptions o;
+    o.placement = seed % 2 ? Placement::Pr20744 : Placement::Early;
+    o.seed = seed;
+    o.inputs = 2;
+    expectSame(p, o, schemasFor(p, generator.schemas()), "generated " + std::to_string(seed));
+  }
+  EXPECT_GT(bugs, 10);     // the hazards show the models' bugs
+  EXPECT_GT(findings, 5);  // and findings the placement-only check leaves out
+}
+
 TEST(OracleCorpus, EarlyAgreesWithSParOnEveryFile) {
   // corpus/ holds the real printouts too (corpus/real).
   const std::vector<std::filesystem::path> files = testing::filesUnder(testing::corpusDir());
