@@ -1,11 +1,15 @@
 #!/bin/bash -eu
 # .clusterfuzzlite/build.sh: builds the fuzz targets the OSS-Fuzz way (DESIGN §10): compilers
 # and flags from $CC $CXX $CFLAGS $CXXFLAGS, the engine from $LIB_FUZZING_ENGINE, scratch in
-# $WORK, and into $OUT: each fuzzer, <target>_seed_corpus.zip (files named by sha1),
-# <target>.dict and <target>.options. Also works outside Docker with those variables set:
-#   CC=clang CXX=clang++ CFLAGS=-fsanitize=address,fuzzer-no-link \
-#   CXXFLAGS=-fsanitize=address,fuzzer-no-link LIB_FUZZING_ENGINE=-fsanitize=fuzzer \
-#   OUT=/tmp/cflite-out SRC=/work WORK=/tmp/cflite-work bash .clusterfuzzlite/build.sh
+# $WORK, and into $OUT: each fuzzer of fuzz/targets.txt, <target>_seed_corpus.zip (files named
+# by sha1), <target>.options and the dictionary they name. The configure is fuzz-only (no CLI,
+# tests or benchmarks): it needs cmake, ninja, zip and fmt, nothing else.
+# Also works outside Docker with those variables set (fuzz/cflite-check.sh does, under ctest
+# and CI):
+#   CC=clang CXX=clang++ CFLAGS="-O1 -gline-tables-only -fsanitize=address,fuzzer-no-link" \
+#   CXXFLAGS="-O1 -gline-tables-only -fsanitize=address,fuzzer-no-link" \
+#   LIB_FUZZING_ENGINE=-fsanitize=fuzzer OUT=/tmp/cflite-out SRC=/work WORK=/tmp/cflite-work \
+#   bash .clusterfuzzlite/build.sh
 # The project is the directory above this script's, wherever $SRC points.
 project=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ ! -f "$project/fuzz/CMakeLists.txt" ]; then project=$SRC/wbcheck; fi
@@ -16,7 +20,10 @@ mkdir -p "$OUT" "$WORK"
 # -stdlib=libc++ would not link with them.
 cxxflags=${CXXFLAGS//-stdlib=libc++/}
 build="$WORK/wbcheck-build"
-targets=(program_fuzzer text_fuzzer)
+targets=()
+while read -r target _; do
+  [ -z "$target" ] || [[ $target == \#* ]] || targets+=("$target")
+done <fuzz/targets.txt
 
 # Sanitizers and coverage come from $CXXFLAGS (WBCHECK_FUZZ_SANITIZE empty), the engine from
 # $LIB_FUZZING_ENGINE; build type None so that $CXXFLAGS alone set the optimisation level (OSS-Fuzz
@@ -24,21 +31,24 @@ targets=(program_fuzzer text_fuzzer)
 cmake -S . -B "$build" -G Ninja \
       -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_CXX_FLAGS="$cxxflags" -DCMAKE_BUILD_TYPE=None \
       -DWBCHECK_FUZZ=ON -DWBCHECK_FUZZ_SANITIZE= -DWBCHECK_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
-      -DWBCHECK_BENCH=OFF
+      -DWBCHECK_CLI=OFF -DWBCHECK_TESTS=OFF -DWBCHECK_BENCH=OFF
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 
-for t in "${targets[@]}"; do
+while read -r t dirs; do
+  [ -z "$t" ] || [[ $t == \#* ]] && continue
   cp "$build/fuzz/$t" "$OUT/$t"
   cp "fuzz/$t.options" "$OUT/$t.options"
-  # Seed corpus: the target's own files, and for text_fuzzer every program of corpus/; entries
-  # named by their sha1 as OSS-Fuzz expects.
+  # Seed corpus: the target's directories (of corpus/, the program files), entries named by
+  # their sha1 as OSS-Fuzz expects.
   seeds="$WORK/seeds-$t"
   rm -rf "$seeds" && mkdir -p "$seeds"
-  files=$(find "fuzz/corpus/$t" -type f)
-  [ "$t" = text_fuzzer ] && files="$files $(find corpus -type f -name '*.txt')"
-  for f in $files; do cp "$f" "$seeds/$(sha1sum "$f" | cut -d' ' -f1)"; done
+  for dir in $dirs; do
+    if [ "$dir" = corpus ]; then files=$(find corpus -type f -name '*.txt'); else files=$(find "$dir" -type f); fi
+    for f in $files; do cp "$f" "$seeds/$(sha1sum "$f" | cut -d' ' -f1)"; done
+  done
   rm -f "$OUT/${t}_seed_corpus.zip"
   (cd "$seeds" && zip -q -j "$OUT/${t}_seed_corpus.zip" ./*)
-done
-# One dictionary per target that has one ([libfuzzer] dict= in its .options names it).
-cp fuzz/text_fuzzer.dict "$OUT/text_fuzzer.dict"
+  # The dictionary its .options names ([libfuzzer] dict = ...), if any.
+  dict=$(sed -n 's/^ *dict *= *//p' "fuzz/$t.options")
+  if [ -n "$dict" ]; then cp "fuzz/$dict" "$OUT/$dict"; fi
+done <fuzz/targets.txt

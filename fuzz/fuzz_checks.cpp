@@ -115,12 +115,15 @@ std::optional<Finding> checkOracle(const Program& program, const SchemaTable& sc
     options.inputs = scope.oracleInputs;
     options.seed = scope.seed;
     options.fileName = "FILE";
-    oracle::CheckReport report = oracle::check(program, options, schemas);
+    // Findings about the program (S_seq != S_par, S_par != F) are expected, not bugs of early:
+    // F is neither compiled nor run.
+    options.programFindings = false;
+    oracle::CheckReport report = oracleChecker().check(program, options, schemas);
     if (report.placementFailure)
       return Finding{"early failed", "the oracle's placement failed: " + *report.placementFailure};
     if (report.verdict == oracle::Verdict::PlacementBug) return Finding{"early != S_par", oracle::formatReport(report)};
     // Verdict::Error: not interpretable (unknown shapes and no storage-tier fallback, memory
-    // cap); findings about the program itself (S_seq != S_par) are expected, not bugs of early.
+    // cap): skipped.
     return std::nullopt;
   });
 }
@@ -141,17 +144,28 @@ const Context& context() {
   return ctx;
 }
 
+oracle::Checker& oracleChecker() {
+  // Mutable, unlike the context, but invisible in results: a reused Checker reports what a
+  // fresh one does (tests/oracle_corpus_test.cpp, ReusedCheckerGivesFreshReports).
+  static oracle::Checker checker;
+  return checker;
+}
+
 std::optional<Finding> checkProgram(const Program& program, const CheckScope& scope) {
-  if (std::optional<Finding> f = guarded("round trip", [&] { return checkRoundTrip(program); })) return f;
+  if (scope.roundTrip)
+    if (std::optional<Finding> f = guarded("round trip", [&] { return checkRoundTrip(program); })) return f;
+  if (!scope.placements && !scope.oracle) return std::nullopt;
   SchemaTable schemas;
   if (std::optional<Finding> f = guarded("schemasFor", [&]() -> std::optional<Finding> {
         schemas = schemasFor(program, context().oracleBuiltins);
         return std::nullopt;
       }))
     return f;
-  PlacedProgram early, end;
-  if (std::optional<Finding> f = checkPlacements(program, schemas, early, end)) return f;
-  if (std::optional<Finding> f = checkMemoryPlans(program, early, end, schemas)) return f;
+  if (scope.placements) {
+    PlacedProgram early, end;
+    if (std::optional<Finding> f = checkPlacements(program, schemas, early, end)) return f;
+    if (std::optional<Finding> f = checkMemoryPlans(program, early, end, schemas)) return f;
+  }
   if (scope.oracle)
     if (std::optional<Finding> f = checkOracle(program, schemas, scope)) return f;
   return std::nullopt;
@@ -162,7 +176,13 @@ gen::Generated generateFromBytes(std::span<const std::uint8_t> bytes) {
   return context().generator.generate(choices);
 }
 
-std::optional<Finding> checkGeneratedBytes(std::span<const std::uint8_t> bytes) {
+std::uint64_t seedOfBytes(std::span<const std::uint8_t> bytes) {
+  std::uint64_t seed = 0;
+  for (std::uint8_t b : bytes.first(std::min<std::size_t>(bytes.size(), 8))) seed = seed * 131 + b;
+  return seed;
+}
+
+std::optional<Finding> checkGeneratedBytes(std::span<const std::uint8_t> bytes, const CheckScope& scope) {
   gen::Generated generated;
   if (std::optional<Finding> f = guarded("generate", [&]() -> std::optional<Finding> {
         generated = generateFromBytes(bytes);
@@ -172,13 +192,7 @@ std::optional<Finding> checkGeneratedBytes(std::span<const std::uint8_t> bytes) 
   std::vector<Diagnostic> invalid = validate(generated.program);
   if (!invalid.empty())
     return Finding{"invalid generated program", "the generator produced an invalid program:\n" + formatAll(invalid)};
-  return checkProgram(generated.program, programScope(bytes));
-}
-
-CheckScope programScope(std::span<const std::uint8_t> bytes) {
-  CheckScope scope;
-  for (std::uint8_t b : bytes.first(std::min<std::size_t>(bytes.size(), 8))) scope.seed = scope.seed * 131 + b;
-  return scope;
+  return checkProgram(generated.program, scope);
 }
 
 bool textProgramIsSmall(const Program& program) {
@@ -201,7 +215,12 @@ std::optional<Program> validProgramFromText(std::string_view text) {
   return std::move(*read.value);
 }
 
-std::optional<Finding> checkText(std::string_view text) {
+namespace {
+
+// The reader's properties on `text`; `accepted` gets the program when the reader accepts it,
+// it validates and its own schemas parse (every consumer rejects anything else, cli/common.cpp,
+// so nothing downstream is asked of it).
+std::optional<Finding> checkReading(std::string_view text, std::optional<Program>& accepted) {
   Result<Program> read;
   if (std::optional<Finding> f = guarded("readProgram", [&]() -> std::optional<Finding> {
         read = readProgram(text, "<fuzz>");
@@ -217,18 +236,34 @@ std::optional<Finding> checkText(std::string_view text) {
                      read.errors.empty() ? "rejected with no diagnostic" : "no diagnostic has a line:\n" + formatAll(read.errors)};
     return std::nullopt;
   }
-  std::vector<Diagnostic> invalid;
+  bool valid = false;
   if (std::optional<Finding> f = guarded("validate", [&]() -> std::optional<Finding> {
-        invalid = validate(*read);
+        valid = validate(*read).empty() && ownSchemasParse(*read);
         return std::nullopt;
       }))
     return f;
-  // An invalid program, or one whose own schemas do not parse, is rejected by every consumer
-  // (cli/common.cpp), so nothing downstream is asked of it.
-  if (!invalid.empty() || !ownSchemasParse(*read)) return std::nullopt;
+  if (valid) accepted = std::move(*read.value);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Finding> checkReader(std::string_view text) {
+  std::optional<Program> accepted;
+  return checkReading(text, accepted);
+}
+
+CheckScope textScope(const Program& program) {
   CheckScope scope;
-  scope.oracle = textProgramIsSmall(*read);
-  return checkProgram(*read, scope);
+  scope.oracle = textProgramIsSmall(program);
+  return scope;
+}
+
+std::optional<Finding> checkText(std::string_view text) {
+  std::optional<Program> accepted;
+  if (std::optional<Finding> f = checkReading(text, accepted)) return f;
+  if (!accepted) return std::nullopt;
+  return checkProgram(*accepted, textScope(*accepted));
 }
 
 std::optional<Shrunk> shrink(const Program& program, const CheckScope& scope) {

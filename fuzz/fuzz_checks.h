@@ -1,5 +1,12 @@
-// fuzz/fuzz_checks.h: the properties every fuzz target checks (DESIGN §10), shared by the
+// fuzz/fuzz_checks.h: the properties the fuzz targets check (DESIGN §10), shared by the
 // libFuzzer targets, their replay drivers and the crash reducer.
+//
+// Each target checks one group of properties, so that one execution stays cheap enough for
+// coverage guidance to work under ASan+UBSan (fuzz/README.md has the figures):
+//   program_fuzzer       generated programs: the oracle (early == S_par)
+//   placement_fuzzer     generated programs: round trip, every placement, memory plans
+//   text_fuzzer          the reader alone, on any bytes
+//   text_program_fuzzer  programs the reader accepts: everything (oracle when small)
 //
 // Checks return a Finding instead of aborting so that the reducer (replay driver `--shrink`)
 // can ask "does this smaller program still fail the same way?"; the targets turn a Finding into
@@ -16,6 +23,7 @@
 #include "core/ir.h"
 #include "core/schema.h"
 #include "gen/generator.h"
+#include "oracle/oracle.h"
 
 namespace wb::fuzz {
 
@@ -26,7 +34,7 @@ struct Finding {
   std::string details;
 };
 
-// What both targets need, built once per process: parsing the built-in schema table costs far
+// What the targets need, built once per process: parsing the built-in schema table costs far
 // more than one fuzz input. Immutable after construction.
 struct Context {
   SchemaTable builtins;
@@ -37,41 +45,51 @@ struct Context {
 };
 const Context& context();
 
-// How much of the checking a program gets.
+// The oracle's state between checks (op classifications, run buffers). oracle::Checker gives
+// exactly the reports of a fresh check(); building that state again for every input cost a
+// fifth of the check. One per process: libFuzzer runs one input at a time.
+oracle::Checker& oracleChecker();
+
+// Which properties a check covers.
 struct CheckScope {
-  // The oracle (early against S_par): off for programs too large to interpret within the
-  // per-input budget libFuzzer wants (see textProgramIsSmall).
+  // readProgram(writeProgram(p)) == p.
+  bool roundTrip = true;
+  // Every placement places without throwing; `early` does not fail; `early` and `end` yield
+  // valid programs, and placing early's again changes nothing (the models' wrong or invalid
+  // results are their documented bugs, so only crash-freedom is asked of them); the memory
+  // plans of `end` and `early` build, and early's peak <= end's peak plus the bytes of the
+  // clones early inserts to break copy cycles (end makes none, and is wrong there).
+  bool placements = true;
+  // The oracle finds no `early != S_par` and `early` does not fail under it (a program it
+  // cannot interpret is skipped, not a finding; findings about the program are not looked
+  // for). Off for programs too large to interpret within libFuzzer's per-input budget.
   bool oracle = true;
-  // Input sets per oracle check: each one runs S_par, S_seq, F and the placed program in both
-  // view modes, so this is the main cost knob.
+  // Input sets per oracle check; each runs S_par and the placed program in both view modes.
   int oracleInputs = 2;
   std::uint64_t seed = 0;
 };
 
-// Every property of a valid program (validate() holds):
-//   - readProgram(writeProgram(p)) == p;
-//   - every placement places without throwing; `early` does not fail; `early` and `end` yield
-//     valid programs, and placing early's again changes nothing (the models' wrong or invalid
-//     results are their documented bugs, so only crash-freedom is asked of them);
-//   - the memory plans of `end` and `early` build, and early's peak <= end's peak plus the
-//     bytes of the clones early inserts to break copy cycles (end makes none, and is wrong
-//     there);
-//   - when scope.oracle: the oracle finds no `early != S_par` (a program it cannot interpret
-//     is skipped, not a finding).
+// The properties of `scope` on a valid program (validate() holds).
 std::optional<Finding> checkProgram(const Program& program, const CheckScope& scope);
 
-// program_fuzzer: bytes -> ByteChoices -> generator -> program (always valid by construction).
+// Generated programs (program_fuzzer, placement_fuzzer): bytes -> ByteChoices -> generator.
 gen::Generated generateFromBytes(std::span<const std::uint8_t> bytes);
-// The scope program_fuzzer checks with: the first bytes also seed the oracle's inputs, so a
-// corpus entry replays exactly.
-CheckScope programScope(std::span<const std::uint8_t> bytes);
-// The generator must produce a valid program; then checkProgram with the full scope.
-std::optional<Finding> checkGeneratedBytes(std::span<const std::uint8_t> bytes);
+// The oracle seed of a byte input: its first bytes, so that a corpus entry replays exactly.
+std::uint64_t seedOfBytes(std::span<const std::uint8_t> bytes);
+// The generator must produce a valid program (`invalid generated program`); then
+// checkProgram(scope).
+std::optional<Finding> checkGeneratedBytes(std::span<const std::uint8_t> bytes, const CheckScope& scope);
 
-// text_fuzzer: the reader on arbitrary text. A rejected input must carry at least one
-// diagnostic with a line number; an accepted one that validates (and whose own schemas parse)
-// goes through checkProgram, with the oracle only for small programs.
+// The reader on arbitrary text (text_fuzzer): it must not crash, hang or recurse without
+// bound; a rejection must carry a diagnostic with a line (`unpositioned diagnostic`); on an
+// accepted program validate() and the parsing of its own schemas must not throw.
+std::optional<Finding> checkReader(std::string_view text);
+
+// text_program_fuzzer: checkReader, then every property of a program the reader accepts that
+// validates (and whose own schemas parse), with the oracle only when textProgramIsSmall.
 std::optional<Finding> checkText(std::string_view text);
+// The scope checkText uses for a program.
+CheckScope textScope(const Program& program);
 
 // The program a text input denotes when the reader accepts it and it validates.
 std::optional<Program> validProgramFromText(std::string_view text);

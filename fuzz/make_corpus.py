@@ -2,13 +2,15 @@
 """fuzz/make_corpus.py: writes the checked-in seed corpora and the text dictionary of the fuzz
 targets, deterministically.
 
-  fuzz/corpus/program_fuzzer/  byte files for gen::ByteChoices: SHA-256 streams of several
-                               lengths (each length reaches a different program size), plus the
-                               edge cases (empty, all zeros, all ones).
-  fuzz/corpus/text_fuzzer/     small valid programs in the three printed forms, and malformed
-                               text: truncations of hazard programs, broken brackets, deep
-                               nesting, binary bytes, huge numbers, misspelt kinds.
-  fuzz/text_fuzzer.dict        every op of core/schemas.txt as PyTorch prints it, plus the
+  fuzz/corpus/generator/       byte files for gen::ByteChoices (program_fuzzer, placement_fuzzer):
+                               SHA-256 streams of several lengths (each length reaches a
+                               different program size), plus the edge cases (empty, all zeros,
+                               all ones).
+  fuzz/corpus/text/            text (text_fuzzer, text_program_fuzzer): small valid programs in
+                               the three printed forms, and malformed text: truncations of
+                               hazard programs, broken brackets, deep nesting, binary bytes,
+                               huge numbers, misspelt kinds.
+  fuzz/text.dict               every op of core/schemas.txt as PyTorch prints it, plus the
                                keywords, signature kinds and tokens of the three forms.
 Run from anywhere: python3 fuzz/make_corpus.py. The same script gives the same files.
 """
@@ -35,7 +37,7 @@ def write(directory: str, name: str, data: bytes) -> None:
 
 
 def program_corpus() -> None:
-    d = os.path.join(HERE, "corpus", "program_fuzzer")
+    d = os.path.join(HERE, "corpus", "generator")
     # The swarm policy alone takes ~50 bytes (two per flip), so programs start past that.
     lengths = [128, 192, 256, 384, 512, 768, 1024]
     for i in range(40):
@@ -186,7 +188,7 @@ MALFORMED = {
 
 
 def text_corpus() -> None:
-    d = os.path.join(HERE, "corpus", "text_fuzzer")
+    d = os.path.join(HERE, "corpus", "text")
     for name, text in [("form1_buffer_add", FORM1), ("form2_select_copy", FORM2), ("form2_bare_relu_", FORM2_BARE),
                        ("form3_str_graph", FORM3), ("form1_share_alloc_schemas", SHARE_ALLOC),
                        ("form3_bare_repr_signature", BARE_REPR), ("form1_bare_repr_signature_pretty", BARE_REPR_PRETTY),
@@ -254,13 +256,13 @@ def text_dictionary() -> None:
             if "." not in op:
                 op += ".default"
             entries.append(f"torch.ops.{ns}.{op}")
-    lines = ["# fuzz/text_fuzzer.dict: written by fuzz/make_corpus.py (ops of core/schemas.txt, then tokens)."]
+    lines = ["# fuzz/text.dict: written by fuzz/make_corpus.py (ops of core/schemas.txt, then tokens)."]
     seen = set()
     for e in entries + TOKENS:
         if e not in seen:
             seen.add(e)
             lines.append(dict_entry(e))
-    with open(os.path.join(HERE, "text_fuzzer.dict"), "w") as f:
+    with open(os.path.join(HERE, "text.dict"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
 

@@ -1,4 +1,4 @@
-// fuzz/mutator.cpp: graph edits for text_fuzzer's custom mutator (fuzz/mutator.h).
+// fuzz/mutator.cpp: graph edits for text_program_fuzzer's custom mutator (fuzz/mutator.h).
 //
 // Every edit works on the Program, never on the text, and keeps types consistent by matching
 // annotations exactly (the same "f32[2, 3]" string): an edit never needs shape inference, and

@@ -1,7 +1,7 @@
-// fuzz/mutator.h: the structure-aware mutator of text_fuzzer (verification-anchors §6): parse
-// the text, apply a few graph edits that keep the program valid, print it in form 1. Byte-level
-// mutation only reaches the reader's error paths; these edits reach the placements and the
-// oracle with programs no generator policy makes.
+// fuzz/mutator.h: the structure-aware mutator of text_program_fuzzer (verification-anchors §6):
+// parse the text, apply a few graph edits that keep the program valid, print it in form 1.
+// Byte-level mutation only reaches the reader's error paths; these edits reach the placements
+// and the oracle with programs no generator policy makes.
 //
 // Edits (each leaves a valid program or is discarded):
 //   add-node       a new elementwise node (add, mul, neg, relu, clone) over values of one type

@@ -1,7 +1,8 @@
-// fuzz/mutator_selftest.cpp: the custom mutator of text_fuzzer, run deterministically under
-// ctest in every build. For every file given (directories recursively) and seeds 0..N-1, the
-// mutated text must read back as a valid program (the mutator prints only valid programs) and
-// pass every check of text_fuzzer; a finding aborts with its message, as the fuzzer would.
+// fuzz/mutator_selftest.cpp: the custom mutator of text_program_fuzzer, run deterministically
+// under ctest in every build. For every file given (directories recursively) and seeds
+// 0..N-1, the mutated text must read back as a valid program (the mutator prints only valid
+// programs) and pass every check of text_program_fuzzer; a finding aborts with its message,
+// as the fuzzer would.
 //   fuzz_mutator_selftest SEEDS FILE|DIR...
 #include <algorithm>
 #include <cstdio>

@@ -1,6 +1,6 @@
 # fuzz/print_test.cmake: ctest check of the crash-to-program path (fuzz/ci-fuzz.sh): the
 # program_fuzzer replay driver's --print turns fuzz bytes into a form-1 program, which the
-# text_fuzzer replay driver must read and pass.
+# text_program_fuzzer replay driver must read and pass.
 execute_process(COMMAND ${REPLAY} --print ${INPUT} OUTPUT_FILE ${WORK}/print_test.txt RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "--print failed (${rc})")
@@ -11,5 +11,5 @@ if(NOT text MATCHES "ExportedProgram:")
 endif()
 execute_process(COMMAND ${TEXT_REPLAY} ${WORK}/print_test.txt RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the printed program fails text_fuzzer (${rc})")
+  message(FATAL_ERROR "the printed program fails text_program_fuzzer (${rc})")
 endif()

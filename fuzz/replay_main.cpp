@@ -5,7 +5,9 @@
 //   <target>_replay FILE|DIR...   run every file (directories recursively, sorted); a finding
 //                                 aborts with its message, which ctest reports as a failure
 //   <target>_replay --print FILE  write the program the input denotes, in form 1, after a
-//                                 `# seed:` line (the oracle seed the target uses)
+//                                 `# seed:` line (the oracle seed the target uses); fails when
+//                                 it denotes none (always for text_fuzzer: its findings are
+//                                 about the bytes)
 //   <target>_replay --shrink FILE reduce that program while it keeps failing the same property,
 //                                 and write it in form 1 with a header naming the property
 // Arguments starting with '-' that are not modes are ignored, as libFuzzer's flags would be.

@@ -12,9 +12,10 @@
 
 namespace wb::fuzz {
 
-// The program a fuzz input denotes (program_fuzzer: the generated program; text_fuzzer: the
-// program read, if it validates) and the scope the target checks it with; nullopt when the
-// input denotes no program.
+// The program a fuzz input denotes (program_fuzzer, placement_fuzzer: the generated program;
+// text_program_fuzzer: the program read, if it validates) and the scope the target checks it
+// with; nullopt when the input denotes no program, and always for text_fuzzer, whose findings
+// are about the text itself.
 struct InputProgram {
   Program program;
   CheckScope scope;

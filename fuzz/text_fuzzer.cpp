@@ -1,30 +1,22 @@
-// fuzz/text_fuzzer.cpp: bytes -> the program reader (core/text.h). The reader must never crash,
-// hang or recurse without bound, and must reject with a positioned diagnostic; a program it
-// accepts and that validates must round-trip, place with every placement, keep early's memory
-// peak <= end's, and (when small enough to interpret) satisfy early == S_par under the oracle.
-// In the libFuzzer build a structure-aware mutator (fuzz/mutator.h) edits the graph of inputs
-// that are programs, alternating with libFuzzer's byte mutations.
+// fuzz/text_fuzzer.cpp: bytes -> the program reader (core/text.h), alone. The reader must never
+// crash, hang or recurse without bound, and must reject with a positioned diagnostic; on a
+// program it accepts, validate() and the parsing of its own `Schemas:` lines must not throw.
+// What is then asked of an accepted program is text_program_fuzzer's: this target stays
+// cheap, because untrusted text should have millions of executions behind it. libFuzzer's own
+// byte mutations with the dictionary (text.dict) reach the reader's error paths.
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <string>
 #include <span>
 #include <string_view>
 
 #include "fuzz/fuzz_checks.h"
-#include "fuzz/mutator.h"
 #include "fuzz/target.h"
 
 namespace wb::fuzz {
 
-std::optional<InputProgram> inputProgram(std::span<const std::uint8_t> data) {
-  std::string_view text(reinterpret_cast<const char*>(data.data()), data.size());
-  std::optional<Program> program = validProgramFromText(text);
-  if (!program) return std::nullopt;
-  CheckScope scope;
-  scope.oracle = textProgramIsSmall(*program);
-  return InputProgram{std::move(*program), scope};
-}
+// The reader's findings are about the text itself, not a program: the raw input is the
+// regression (fuzz/corpus/text/regressions/), so --print and --shrink have nothing to do.
+std::optional<InputProgram> inputProgram(std::span<const std::uint8_t>) { return std::nullopt; }
 
 }  // namespace wb::fuzz
 
@@ -32,30 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Inputs past 64 KiB add nothing a smaller one cannot reach, and slow the search.
   if (size > (64u << 10)) return -1;
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  if (std::optional<wb::fuzz::Finding> f = wb::fuzz::checkText(text)) {
-    // The reader itself may be what threw: then there is no program to show.
-    std::optional<wb::Program> program;
-    try {
-      program = wb::fuzz::validProgramFromText(text);
-    } catch (...) {
-    }
-    wb::fuzz::die(*f, program ? &*program : nullptr);
-  }
+  if (std::optional<wb::fuzz::Finding> f = wb::fuzz::checkReader(text)) wb::fuzz::die(*f);
   return 0;
 }
-
-#ifdef WBCHECK_LIBFUZZER
-// libFuzzer's own mutator, callable from a custom one.
-extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t maxSize);
-
-// Once a custom mutator exists libFuzzer calls nothing else, so a third of the steps are its
-// byte mutations: the reader's error paths need malformed text, which graph edits never make.
-extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t maxSize,
-                                               unsigned int seed) {
-  if (seed % 3 == 0) return LLVMFuzzerMutate(data, size, maxSize);
-  std::string text = wb::fuzz::mutateText(std::string_view(reinterpret_cast<const char*>(data), size), seed);
-  if (text.size() > maxSize) return LLVMFuzzerMutate(data, size, maxSize);
-  std::memcpy(data, text.data(), text.size());
-  return text.size();
-}
-#endif

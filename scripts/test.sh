@@ -1,11 +1,34 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs the whole test suite with ctest.
-# WBCHECK_SANITIZE=1 runs it in an ASan+UBSan build (build-asan/).
+# Installs what is missing, builds, runs the whole test suite with ctest, then fuzzes for a
+# bounded time (fuzz/README.md, "CI"): `wbcheck fuzz` of early and each libFuzzer target from
+# its corpus (fuzz/ci-fuzz.sh), and the ClusterFuzzLite build run by hand (fuzz/cflite-check.sh).
+# A finding fails the run and is printed with its shrunk program and replay command.
+# Environment: WBCHECK_SANITIZE=1 runs the suite in an ASan+UBSan build (build-asan/);
+# WBCHECK_FUZZ_SECONDS (default 45) per libFuzzer target and for wbcheck fuzz; WBCHECK_CI_FUZZ=0
+# skips the fuzzing, WBCHECK_CFLITE_CHECK=0 the ClusterFuzzLite build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${WBCHECK_SANITIZE:-0}" = 1 ]; then export BUILD_DIR=${BUILD_DIR:-build-asan}; fi
 build_dir=${BUILD_DIR:-build}
-BUILD_DIR=$build_dir bash scripts/setup.sh
+steps=()
+step() {  # step NAME COMMAND...: runs it, records its wall time
+  local name=$1 start=$SECONDS
+  shift
+  "$@"
+  steps+=("$name: $((SECONDS - start)) s")
+}
+report() { [ ${#steps[@]} -eq 0 ] || { echo; echo "test.sh steps:"; printf '  %s\n' "${steps[@]}"; }; }
+trap report EXIT
+
+step "build (scripts/setup.sh: $build_dir/, build-fuzz/)" env BUILD_DIR="$build_dir" bash scripts/setup.sh
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-ctest --test-dir "$build_dir" --output-on-failure -j "${JOBS:-$(nproc)}"
+step "ctest" ctest --test-dir "$build_dir" --output-on-failure -j "${JOBS:-$(nproc)}"
+
+if [ "${WBCHECK_CI_FUZZ:-1}" = 1 ] && [ -f build-fuzz/build.ninja ]; then
+  seconds=${WBCHECK_FUZZ_SECONDS:-45}
+  step "fuzz (fuzz/ci-fuzz.sh $seconds)" env WBCHECK="$build_dir/cli/wbcheck" bash fuzz/ci-fuzz.sh "$seconds"
+  if [ "${WBCHECK_CFLITE_CHECK:-1}" = 1 ]; then
+    step "ClusterFuzzLite build (fuzz/cflite-check.sh)" bash fuzz/cflite-check.sh
+  fi
+fi
