@@ -23,7 +23,6 @@
 #include "core/ir.h"
 #include "core/schema.h"
 #include "gen/generator.h"
-#include "oracle/oracle.h"
 
 namespace wb::fuzz {
 
@@ -44,11 +43,6 @@ struct Context {
   SchemaTable oracleBuiltins;
 };
 const Context& context();
-
-// The oracle's state between checks (op classifications, run buffers). oracle::Checker gives
-// exactly the reports of a fresh check(); building that state again for every input cost a
-// fifth of the check. One per process: libFuzzer runs one input at a time.
-oracle::Checker& oracleChecker();
 
 // Which properties a check covers.
 struct CheckScope {
