@@ -45,7 +45,7 @@ for run in $(seq 1 "$runs"); do
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
   eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/log")
   cpu=$(awk '{ printf "%.1f", $1 + $2 }' "$work/time")
-  per_cpu=$(awk -v e="$execs" -v c="$cpu" 'BEGIN { printf "%.0f", c > 0 ? e / c : 0 }')
+  per_cpu=$(awk -v e="$execs" -v c="$cpu" 'BEGIN { if (c > 0) printf "%.0f", e / c; else print 0 }')
   final=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$work/log" | tail -1 || true)
   cov=$(echo "$final" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
   ft=$(echo "$final" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')

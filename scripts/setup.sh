@@ -28,22 +28,8 @@ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_CXX_COMPILER=g++ \
       -DWBCHECK_SANITIZE=$sanitize -DWBCHECK_WERROR=$werror >/dev/null
 cmake --build "$build_dir" -j "${JOBS:-$(nproc)}"
 
-# The libFuzzer targets (fuzz/README.md) in build-fuzz/: clang, WBCHECK_FUZZ=ON, and nothing
-# else: the CLI, tests and benchmarks are off, and every package the fuzzers do not link is
-# hidden (GTest, RapidCheck, CLI11, nlohmann-json, benchmark, and pkg-config, through which Z3
-# and jemalloc are found), so this configure is also the proof that a fuzz-only build
-# (ClusterFuzzLite's, .clusterfuzzlite/build.sh) needs fmt alone. Skipped without clang++ or
-# with WBCHECK_FUZZ_BUILD=0.
+# The libFuzzer targets in build-fuzz/ (scripts/build-fuzz.sh), whenever clang++ is present;
+# WBCHECK_FUZZ_BUILD=0 skips them.
 if [ "${WBCHECK_FUZZ_BUILD:-1}" = 1 ] && command -v clang++ >/dev/null; then
-  fuzz_dir=${FUZZ_BUILD_DIR:-build-fuzz}
-  hidden=()
-  for package in GTest rapidcheck CLI11 nlohmann_json benchmark PkgConfig; do
-    hidden+=("-DCMAKE_DISABLE_FIND_PACKAGE_$package=ON")
-  done
-  mkdir -p "$fuzz_dir"
-  PKG_CONFIG_LIBDIR="$PWD/$fuzz_dir/no-pkg-config" PKG_CONFIG_PATH= \
-    cmake -S . -B "$fuzz_dir" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DWBCHECK_FUZZ=ON \
-          -DWBCHECK_CLI=OFF -DWBCHECK_TESTS=OFF -DWBCHECK_BENCH=OFF -DWBCHECK_WERROR=$werror \
-          -DCMAKE_BUILD_TYPE=RelWithDebInfo "${hidden[@]}" >/dev/null
-  cmake --build "$fuzz_dir" -j "${JOBS:-$(nproc)}" --target fuzzers
+  WBCHECK_WERROR=${WBCHECK_WERROR:-0} bash scripts/build-fuzz.sh
 fi

@@ -11,16 +11,32 @@ cd "$(dirname "$0")/.."
 if [ "${WBCHECK_SANITIZE:-0}" = 1 ]; then export BUILD_DIR=${BUILD_DIR:-build-asan}; fi
 build_dir=${BUILD_DIR:-build}
 steps=()
-step() {  # step NAME COMMAND...: runs it, records its wall time
-  local name=$1 start=$SECONDS
-  shift
-  "$@"
-  steps+=("$name: $((SECONDS - start)) s")
+times_file=$(mktemp)
+# CPU seconds (user + sys) of the finished child processes, in $cpu (`times` in this shell:
+# a subshell would count its own children only).
+children_cpu() {
+  times >"$times_file"
+  cpu=$(tail -1 "$times_file" | awk '{ for (i = 1; i <= 2; ++i) { split($i, t, "m"); s += t[1] * 60 + t[2] } printf "%.0f", s }')
 }
-report() { [ ${#steps[@]} -eq 0 ] || { echo; echo "test.sh steps:"; printf '  %s\n' "${steps[@]}"; }; }
+step() {  # step NAME COMMAND...: runs it, records its wall time and the CPU time it used
+  local name=$1 start=$SECONDS before
+  shift
+  children_cpu
+  before=$cpu
+  "$@"
+  children_cpu
+  steps+=("$name: $((SECONDS - start)) s wall, $((cpu - before)) s CPU")
+}
+report() {
+  rm -f "$times_file"
+  [ ${#steps[@]} -eq 0 ] || { echo; echo "test.sh steps:"; printf '  %s\n' "${steps[@]}"; }
+}
 trap report EXIT
 
-step "build (scripts/setup.sh: $build_dir/, build-fuzz/)" env BUILD_DIR="$build_dir" bash scripts/setup.sh
+step "build $build_dir/ (scripts/setup.sh)" env BUILD_DIR="$build_dir" WBCHECK_FUZZ_BUILD=0 bash scripts/setup.sh
+if [ "${WBCHECK_FUZZ_BUILD:-1}" = 1 ] && command -v clang++ >/dev/null; then
+  step "build build-fuzz/, fuzz-only (scripts/build-fuzz.sh)" bash scripts/build-fuzz.sh
+fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 step "ctest" ctest --test-dir "$build_dir" --output-on-failure -j "${JOBS:-$(nproc)}"
