@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, runs the whole test suite with ctest, then fuzzes for a
+# Installs what is missing, builds, runs the whole test suite with ctest (and the fuzz replays
+# again in the ASan+UBSan build-fuzz/), then fuzzes for a
 # bounded time (fuzz/README.md, "CI"): `wbcheck fuzz` of early and each libFuzzer target from
 # its corpus (fuzz/ci-fuzz.sh), and the ClusterFuzzLite build run by hand (fuzz/cflite-check.sh).
 # A finding fails the run and is printed with its shrunk program and replay command.
@@ -40,6 +41,10 @@ fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 step "ctest" ctest --test-dir "$build_dir" --output-on-failure -j "${JOBS:-$(nproc)}"
+if [ -f build-fuzz/build.ninja ]; then
+  # The replay tests again, in the ASan+UBSan build of the fuzz targets.
+  step "ctest build-fuzz/ (replays under ASan+UBSan)" ctest --test-dir build-fuzz --output-on-failure -j "${JOBS:-$(nproc)}"
+fi
 
 if [ "${WBCHECK_CI_FUZZ:-1}" = 1 ] && [ -f build-fuzz/build.ninja ]; then
   seconds=${WBCHECK_FUZZ_SECONDS:-45}
