@@ -25,12 +25,14 @@ std::string freshName(const Graph& graph, const std::string& base) {
 
 namespace {
 
-// The suffix s of a name freshName(graph, "copy_") could produce: "copy_" is 0, "copy__<s>" is
+std::string_view copyNameBase(CopyNames names) { return names == CopyNames::Fx ? "copy__default" : "copy_"; }
+
+// The suffix s of a name freshName(graph, base) could produce: `base` is 0, "<base>_<s>" is
 // s >= 1 written as std::to_string writes it; nullopt for every other name.
-std::optional<std::size_t> copyNameSuffix(std::string_view name) {
-  if (name == "copy_") return 0;
-  if (!name.starts_with("copy__")) return std::nullopt;
-  std::string_view digits = name.substr(6);
+std::optional<std::size_t> copyNameSuffix(std::string_view name, std::string_view base) {
+  if (name == base) return 0;
+  if (name.size() <= base.size() + 1 || !name.starts_with(base) || name[base.size()] != '_') return std::nullopt;
+  std::string_view digits = name.substr(base.size() + 1);
   if (digits.empty() || digits.front() == '0') return std::nullopt;
   std::size_t value = 0;
   auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
@@ -42,7 +44,8 @@ std::optional<std::size_t> copyNameSuffix(std::string_view name) {
 // into the result (the caller passed an rvalue), otherwise they are copied, each node once.
 template <bool kConsume>
 RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> program,
-                      const std::vector<CopyInsertion>& requests, OutputOrder order) {
+                      const std::vector<CopyInsertion>& requests, OutputOrder order, CopyNames names) {
+  const std::string_view base = copyNameBase(names);
   auto& in = program.graph;
   const std::size_t n = in.nodes.size();
   const std::vector<OutputSpec>& outputs = program.signature.outputs;
@@ -137,8 +140,8 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
     if (i + 2 * kLookahead < n) prefetchNode(in.nodes[i + 2 * kLookahead]);
     if (shifted && i + kLookahead < n) prefetchArgs(in.nodes[i + kLookahead]);
     const Node& node = in.nodes[i];
-    if (node.name.starts_with("copy_"))
-      if (std::optional<std::size_t> s = copyNameSuffix(node.name)) usedSuffixes.push_back(*s);
+    if (node.name.starts_with(base))
+      if (std::optional<std::size_t> s = copyNameSuffix(node.name, base)) usedSuffixes.push_back(*s);
     const bool isOutput = node.isOutput();
     if (!isOutput) layOut(take(in.nodes[i]), i);
     for (; next != byAnchor.end() && requests[*next].afterNode == i; ++next) {
@@ -154,7 +157,7 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
     }
   }
 
-  // Name the copies. Fresh names follow freshName's sequence (copy_, copy__1, ...): names are
+  // Name the copies. Fresh names follow freshName's sequence (base, base_1, ...): names are
   // only ever added, so each copy takes the first suffix unused after the previous copy's.
   std::sort(usedSuffixes.begin(), usedSuffixes.end());
   std::size_t suffix = 0;  // 0: the bare base
@@ -163,7 +166,8 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
     for (;; ++suffix) {
       while (used != usedSuffixes.end() && *used < suffix) ++used;
       if (used != usedSuffixes.end() && *used == suffix) continue;
-      std::string name = suffix == 0 ? std::string("copy_") : "copy__" + std::to_string(suffix);
+      std::string name(base);
+      if (suffix != 0) name += "_" + std::to_string(suffix);
       ++suffix;
       return name;
     }
@@ -196,12 +200,13 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
 }  // namespace
 
 RewriteResult insertWriteBacks(const Program& program, const std::vector<CopyInsertion>& requests,
-                               OutputOrder order) {
-  return rewrite<false>(program, requests, order);
+                               OutputOrder order, CopyNames names) {
+  return rewrite<false>(program, requests, order, names);
 }
 
-RewriteResult insertWriteBacks(Program&& program, const std::vector<CopyInsertion>& requests, OutputOrder order) {
-  return rewrite<true>(program, requests, order);
+RewriteResult insertWriteBacks(Program&& program, const std::vector<CopyInsertion>& requests, OutputOrder order,
+                               CopyNames names) {
+  return rewrite<true>(program, requests, order, names);
 }
 
 }  // namespace wb

@@ -30,6 +30,14 @@ enum class OutputOrder {
                   // mutation specs are renamed by position (bug B2, executorch-semantics §2.3)
 };
 
+// How the copies are named.
+enum class CopyNames {
+  Plain,  // copy_, copy__1, copy__2, ...: wbcheck's own placements (`early`, `end`)
+  Fx,     // copy__default, copy__default_1, ...: what FX names a node whose target is
+          // aten.copy_.default (its `_Namespace.create_name` on "copy_.default"), as the real
+          // passes' printouts show; the models of real code use it
+};
+
 struct RewriteResult {
   Program program;
   std::vector<std::string> copyNames;    // copyNames[i] is the node inserted for requests[i]
@@ -42,12 +50,14 @@ std::string freshName(const Graph& graph, const std::string& base);
 
 // Inserts one `aten::copy_(placeholder of the spec's target, value)` per request. The caller
 // guarantees every request names a mutation output whose target resolves, and a valid program
-// (references to earlier nodes). The copy carries the value's type annotation.
+// (references to earlier nodes). The copy carries the value's type annotation. Copies are
+// named in request order, each with the first name of `names`' sequence unused in the graph
+// and after the previous copy's (as FX names nodes in creation order).
 RewriteResult insertWriteBacks(const Program& program, const std::vector<CopyInsertion>& requests,
-                               OutputOrder order);
+                               OutputOrder order, CopyNames names = CopyNames::Plain);
 // The same, consuming `program`: its nodes and signature are moved into the result instead of
 // copied (a deep copy of a large program costs as much as deciding where its copies go).
 RewriteResult insertWriteBacks(Program&& program, const std::vector<CopyInsertion>& requests,
-                               OutputOrder order);
+                               OutputOrder order, CopyNames names = CopyNames::Plain);
 
 }  // namespace wb
