@@ -112,8 +112,8 @@ void BM_EarlyPlace_Chain(benchmark::State& s) { placeWith(s, chainProgram, Place
 void BM_EarlyPlace_Decoder(benchmark::State& s) { placeWith(s, decoderProgram, Placement::Early); }
 void BM_EarlyPlaceConsuming_Chain(benchmark::State& s) { placeConsuming(s, chainProgram, Placement::Early); }
 void BM_EarlyPlaceConsuming_Decoder(benchmark::State& s) { placeConsuming(s, decoderProgram, Placement::Early); }
-void BM_Pr20744Place_Chain(benchmark::State& s) { placeWith(s, chainProgram, Placement::Pr20744); }
-void BM_Pr20744Place_Decoder(benchmark::State& s) { placeWith(s, decoderProgram, Placement::Pr20744); }
+void BM_Pr20744Place_Chain(benchmark::State& s) { placeWith(s, chainProgram, Placement::Pr20744_ff2892d4); }
+void BM_Pr20744Place_Decoder(benchmark::State& s) { placeWith(s, decoderProgram, Placement::Pr20744_ff2892d4); }
 
 // Small programs, as the oracle places them: the first 64 generated programs (seeds 1, 2, ...)
 // with 24 to 40 nodes, each with its schema table prepared once, as check()

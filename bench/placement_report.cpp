@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
       round.smallMove = bestOf(5, s.small, s.smallSchemas, true);
       round.largeMove = bestOf(3, s.large, s.largeSchemas, true);
       PlacedProgram modelled;
-      round.pr20744 = timeOnePlace(s.small, s.smallSchemas, Placement::Pr20744, false, modelled);
+      round.pr20744 = timeOnePlace(s.small, s.smallSchemas, Placement::Pr20744_ff2892d4, false, modelled);
       round.sameAsEarly = modelled.program == place(s.small, Placement::Early, s.smallSchemas).program;
       results[k].push_back(round);
     }

@@ -112,10 +112,11 @@ bool skipsAWriteBack(const Program& program, Placement placement, const SchemaTa
   return false;
 }
 
-// Upstream's copies-first tuple moved a returned value: position i no longer returns the
-// original value or the copy_ that replaced it (B2).
-bool outputsReordered(const Program& program, const SchemaTable& schemas) {
-  const PlacedProgram placed = place(program, Placement::Upstream, schemas);
+// Upstream's copies-first tuple (which every model of real code keeps) moved a returned value:
+// position i no longer returns the original value or the copy_ that replaced it (B2).
+bool outputsReordered(const Program& program, Placement placement, const SchemaTable& schemas) {
+  const PlacedProgram placed = place(program, placement, schemas);
+  if (placed.failure) return false;
   const std::vector<Arg> before = program.graph.returnedValues();
   const std::vector<Arg> after = placed.program.graph.returnedValues();
   if (before.size() != after.size()) return true;
@@ -173,12 +174,23 @@ std::vector<HazardClass> allHazardClasses() {
 std::vector<HazardClass> expectedHazards(Placement placement) {
   switch (placement) {
     case Placement::Upstream:  // §0 items 1-3 and §4.4 H8 (end order with B1 out of the way)
-      return {HazardClass::B1OtherLineage, HazardClass::B3H8CopyOrder};
-    case Placement::Pr20744:  // §0 item 4 and §4.4
-      return {HazardClass::H4ListArgument, HazardClass::H5ViewCopy, HazardClass::H6ShareAlloc,
+      return {HazardClass::B1OtherLineage, HazardClass::B2OutputOrder, HazardClass::B3H8CopyOrder};
+    // §0 item 4 and §4.4, with upstream's B1 and B2 (the PR keeps its lineage check and output
+    // layout) and B3/H8 (its fallback is upstream's end order); placement_models.h says which
+    // version fixed what.
+    case Placement::Pr20744_ff2892d4:
+      return {HazardClass::B1OtherLineage, HazardClass::B2OutputOrder, HazardClass::B3H8CopyOrder,
+              HazardClass::H4ListArgument,  HazardClass::H5ViewCopy,    HazardClass::H6ShareAlloc,
               HazardClass::H7NoPlaceholders, HazardClass::H10AncestorSibling};
-    case Placement::Draft13857:  // direct users only: every alias case (§4.4 H2, H5, H6a, H10)
-      return {HazardClass::AliasThroughView, HazardClass::H5ViewCopy, HazardClass::H10AncestorSibling};
+    case Placement::Pr20744_b6457f4:
+      return {HazardClass::B1OtherLineage, HazardClass::B2OutputOrder, HazardClass::B3H8CopyOrder,
+              HazardClass::H5ViewCopy,     HazardClass::H6ShareAlloc,  HazardClass::H10AncestorSibling};
+    case Placement::Pr20744_82a8901:
+      return {HazardClass::B1OtherLineage, HazardClass::B2OutputOrder, HazardClass::B3H8CopyOrder,
+              HazardClass::H5ViewCopy, HazardClass::H10AncestorSibling};
+    case Placement::Draft13857:  // direct users only: every alias case (§4.4 H2, H5, H6a, H10); B2
+      return {HazardClass::AliasThroughView, HazardClass::B2OutputOrder, HazardClass::H5ViewCopy,
+              HazardClass::H10AncestorSibling};
     default:
       return {};
   }
@@ -194,11 +206,13 @@ std::string describe(const FindingKey& key) {
 // The rules (matchingHazards evaluates them all; the class is the first that applies). The order goes from what the placement's own result shows
 // (it failed; it skipped a write-back; it moved outputs) to program features, most specific
 // first, so that a shrunk program carrying two features is named by the one that decides:
-//   1. the placement failed: H7 if the program has no placeholders, B2 if it is upstream
-//      (its positional spec renaming named the wrong node: the placed program is invalid),
+//   1. the placement failed: H7 if the program has no placeholders, B2 if it is a model of
+//      real code whose placed program is invalid (its positional spec renaming named the wrong
+//      node),
 //      else "placement failed";
 //   2. B1: a write-back a correct placement performs got no copy_ at all;
-//   3. B2: upstream moved a returned value and a visible output differs;
+//   3. B2: a model of real code (copies-first tuple) moved a returned value and a visible
+//      output differs;
 //   3b. no write-back at all: the divergence comes from the models' dead-code elimination
 //      (a pure op with `_share_alloc_with_arg_idx` writes storage, DCE drops it);
 //   4. H6: some node carries `_share_alloc_with_arg_idx` (nothing else creates that sharing);
@@ -218,11 +232,16 @@ std::vector<HazardClass> matchingHazards(const Program& program, const oracle::C
   auto match = [&](HazardClass h) {
     if (std::find(matches.begin(), matches.end(), h) == matches.end()) matches.push_back(h);
   };
-  const bool upstreamReorders = report.placement == Placement::Upstream && outputsReordered(program, schemas);
+  const bool upstreamReorders =
+      isModelOfRealCode(report.placement) && outputsReordered(program, report.placement, schemas);
   if (report.placementFailure) {
     if (!hasPlaceholders(program)) match(HazardClass::H7NoPlaceholders);
-    // Upstream fails only when its positional spec renaming names the wrong node (B2).
-    match(report.placement == Placement::Upstream ? HazardClass::B2OutputOrder : HazardClass::PlacementFailed);
+    // A placed program a model of real code makes is invalid only when its positional spec
+    // renaming names the wrong node (B2); the models' own failures (IndexError) are reported as
+    // what they say.
+    const bool invalidPlacedProgram = report.placementFailure->starts_with("the placed program is invalid");
+    match(isModelOfRealCode(report.placement) && invalidPlacedProgram ? HazardClass::B2OutputOrder
+                                                                        : HazardClass::PlacementFailed);
     return matches;
   }
   if (skipsAWriteBack(program, report.placement, schemas)) match(HazardClass::B1OtherLineage);
@@ -594,11 +613,11 @@ std::string FindingTable::formatSummary() const {
   }
   std::ostringstream s;
   char line[256];
-  std::snprintf(line, sizeof line, "%-10s %-18s %-12s %-32s %9s %6s %6s %7s  %s\n", "placement", "verdict", "modes",
+  std::snprintf(line, sizeof line, "%-16s %-18s %-12s %-32s %9s %6s %6s %7s  %s\n", "placement", "verdict", "modes",
                 "hazard class", "first(s)", "nodes", "shapes", "reports", "seed");
   s << line;
   for (const auto& [k, row] : rows) {
-    std::snprintf(line, sizeof line, "%-10s %-18s %-12s %-32s %9.2f %6zu %6zu %7zu  %llu\n",
+    std::snprintf(line, sizeof line, "%-16s %-18s %-12s %-32s %9.2f %6zu %6zu %7zu  %llu\n",
                   std::string(toString(std::get<0>(k))).c_str(), std::get<1>(k).c_str(),
                   row.modes.empty() ? "-" : row.modes.c_str(), std::string(hazardLabel(std::get<2>(k))).c_str(), row.first,
                   row.smallest, row.shapes, row.reports, static_cast<unsigned long long>(row.seed));

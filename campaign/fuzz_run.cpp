@@ -86,12 +86,29 @@ std::string progressLine(const FuzzTotals& totals, double elapsed) {
 }
 
 std::string fuzzSummary(const FuzzOptions& options, const FuzzTotals& totals, double elapsed, bool interrupted) {
+  // The name the run's findings carry (`pr20744` reads as the latest version and prints it).
+  const std::optional<Placement> placement = placementFromString(options.placement);
+  const std::string name = placement ? std::string(toString(*placement)) : options.placement;
   char line[512];
   std::snprintf(line, sizeof line, "placement %s, seed %llu, %llu cases in %.1f s (%.1f cases/s), %llu diverging%s\n",
-                options.placement.c_str(), static_cast<unsigned long long>(options.seed),
+                name.c_str(), static_cast<unsigned long long>(options.seed),
                 static_cast<unsigned long long>(totals.cases), elapsed, elapsed > 0 ? totals.cases / elapsed : 0.0,
                 static_cast<unsigned long long>(totals.diverging), interrupted ? " (interrupted)" : "");
   std::string out = line;
+  // With --until-classes, the classes the run looked for (bench/time_to_find.sh reads them).
+  std::vector<HazardClass> wanted;
+  if (options.untilClasses == "all" && placement) {
+    wanted = expectedHazards(*placement);
+  } else {
+    std::istringstream list(options.untilClasses);
+    for (std::string id; std::getline(list, id, ',');)
+      if (const std::optional<HazardClass> h = hazardFromId(id)) wanted.push_back(*h);
+  }
+  if (!wanted.empty()) {
+    out += "wanted:";
+    for (std::size_t i = 0; i < wanted.size(); ++i) out += (i ? "; " : " ") + std::string(hazardLabel(wanted[i]));
+    out += "\n";
+  }
   if (totals.table.empty()) {
     out += "no findings\n";
   } else {

@@ -82,7 +82,7 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
 
   if (options.json) {
     nlohmann::json out = provenance(argv);
-    out["placement"] = options.placement;
+    out["placement"] = toString(*placement);
     out["seed"] = options.seed;
     out["inputs"] = options.inputs;
     out["tier"] = std::string(oracle::toString(report.tier));
@@ -118,7 +118,7 @@ void registerCheck(CLI::App& app, Action& action, const std::vector<std::string>
   CLI::App* sub = app.add_subcommand("check", "Run a placement against the reference semantics (S_par) in both view modes");
   sub->add_option("FILE", options->file, "program file, or - for standard input")->required();
   addInputOptions(*sub, options->input);
-  sub->add_option("--placement", options->placement, "early | end | upstream | pr20744 | draft13857")
+  sub->add_option("--placement", options->placement, placementNames(" | ") + " (pr20744: the latest version)")
       ->capture_default_str();
   sub->add_option("--inputs", options->inputs, "input sets per check")->capture_default_str();
   sub->add_option("--seed", options->seed, "seed of the inputs")->capture_default_str();

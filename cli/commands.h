@@ -21,5 +21,6 @@ void registerFuzz(CLI::App& app, Action& action, const std::vector<std::string>&
 void registerShrink(CLI::App& app, Action& action, const std::vector<std::string>& argv);
 void registerProve(CLI::App& app, Action& action, const std::vector<std::string>& argv);
 void registerValidate(CLI::App& app, Action& action, const std::vector<std::string>& argv);
+void registerPlacements(CLI::App& app, Action& action, const std::vector<std::string>& argv);
 
 }  // namespace wb::cli

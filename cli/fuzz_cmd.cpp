@@ -87,7 +87,7 @@ void registerFuzz(CLI::App& app, Action& action, const std::vector<std::string>&
   auto* time = sub->add_option("--time", options->seconds, "stop after S seconds (default 60 if --cases is not given)");
   sub->add_option("--cases", options->cases, "stop after N cases (over all jobs)")->excludes(time);
   sub->add_option("--seed", options->seed, "run seed: case seeds are derived from it and the job index")->capture_default_str();
-  sub->add_option("--placement", options->placement, "early | end | upstream | pr20744 | draft13857")->capture_default_str();
+  sub->add_option("--placement", options->placement, placementNames(" | ") + " (pr20744: the latest version)")->capture_default_str();
   sub->add_option("--mode", options->mode, "realistic | adversarial (default: drawn per case)");
   sub->add_option("--nodes", options->nodes, "maximum body nodes per generated program")->capture_default_str();
   sub->add_option("--out", options->out, "directory for the shrunk findings (one form-1 file each)")->capture_default_str();

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   registerFuzz(app, action, args);
   registerShrink(app, action, args);
   registerValidate(app, action, args);
+  registerPlacements(app, action, args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -38,7 +38,7 @@ int runPlace(const PlaceOptions& options, const std::vector<std::string>& argv) 
 
   if (options.json) {
     nlohmann::json out = provenance(argv);
-    out["placement"] = options.placement;
+    out["placement"] = toString(*placement);
     out["failure"] = placed.failure ? nlohmann::json(*placed.failure) : nlohmann::json(nullptr);
     out["copies"] = nlohmann::json::array();
     for (const CopyExplanation& e : placed.copies) out["copies"].push_back(explanationJson(e));
@@ -47,12 +47,12 @@ int runPlace(const PlaceOptions& options, const std::vector<std::string>& argv) 
     std::cout << out.dump(2) << "\n";
   } else {
     if (placed.failure) {
-      std::cerr << "wbcheck place: the " << options.placement << " placement failed: " << *placed.failure << "\n";
+      std::cerr << "wbcheck place: the " << toString(*placement) << " placement failed: " << *placed.failure << "\n";
     } else {
       std::cout << writeProgram(placed.program);
     }
     if (options.explain) {
-      std::cout << "\nWrite-backs (" << options.placement << "):\n";
+      std::cout << "\nWrite-backs (" << toString(*placement) << "):\n";
       for (const CopyExplanation& e : placed.copies)
         std::cout << "    %" << e.copyNode << " = copy_(" << e.buffer << ", " << e.value << "): " << e.text
                   << "  [" << toString(e.rule) << "]\n";
@@ -71,7 +71,7 @@ void registerPlace(CLI::App& app, Action& action, const std::vector<std::string>
   CLI::App* sub = app.add_subcommand("place", "Insert the write-back copies and print the placed program (form 1)");
   sub->add_option("FILE", options->file, "program file, or - for standard input")->required();
   addInputOptions(*sub, options->input);
-  sub->add_option("--placement", options->placement, "early | end | upstream | pr20744 | draft13857")
+  sub->add_option("--placement", options->placement, placementNames(" | ") + " (pr20744: the latest version)")
       ->capture_default_str();
   sub->add_flag("--explain", options->explain, "say why each copy sits where it does");
   sub->add_flag("--json", options->json, "machine-readable output");

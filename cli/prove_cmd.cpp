@@ -146,7 +146,7 @@ void registerProve(CLI::App& app, Action& action, const std::vector<std::string>
       "equivalent to the program under S_par (as `validate` does), or refute it with a counterexample.\n"
       "Exit codes: 0 proved, 1 refuted (or early not minimal), 2 usage or input error, 3 unknown (solver limit).");
   sub->add_option("FILE", options->file, "program file, or - for standard input")->required();
-  sub->add_option("--placement", options->placement, "early | end | upstream | pr20744 | draft13857")
+  sub->add_option("--placement", options->placement, placementNames(" | ") + " (pr20744: the latest version)")
       ->capture_default_str();
   sub->add_option("--only", options->only, "ordering | equivalence: one of the two proofs (default: both)");
   sub->add_option("--timeout-ms", options->timeoutMs, "wall-clock guard per solver query, in ms (0: none)")

@@ -91,7 +91,7 @@ void registerShrink(CLI::App& app, Action& action, const std::vector<std::string
   sub->add_option("FILE", options->file, "program file, or - for standard input")->required();
   addInputOptions(*sub, options->input);
   sub->add_option("--placement", options->placement,
-                  "early | end | upstream | pr20744 | draft13857 (default: the file header's `# placement:`, else early)");
+                  placementNames(" | ") + " (pr20744: the latest version; default: the file header's `# placement:`, else early)");
   sub->add_option("--seed", options->seed, "oracle input seed (default: the file header's `# seed:`, else 0)");
   sub->add_option("--inputs", options->inputs, "input sets per check")->capture_default_str();
   sub->add_option("--out", options->out, "output file (written atomically; default: standard output)");

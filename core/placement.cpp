@@ -17,13 +17,16 @@ struct PlacementName {
   Placement placement;
   std::string_view name;
 };
-constexpr std::array<PlacementName, 5> kPlacements = {{
+constexpr std::array<PlacementName, 7> kPlacements = {{
     {Placement::Early, "early"},
     {Placement::End, "end"},
     {Placement::Upstream, "upstream"},
-    {Placement::Pr20744, "pr20744"},
+    {Placement::Pr20744_ff2892d4, "pr20744@ff2892d4"},
+    {Placement::Pr20744_b6457f4, "pr20744@b6457f4"},
+    {Placement::Pr20744_82a8901, "pr20744@82a8901"},
     {Placement::Draft13857, "draft13857"},
 }};
+constexpr std::string_view kLatestPr20744Alias = "pr20744";
 
 // "output 2 (BUFFER_MUTATION target='k', value %kp)". Appended to one reserved string: the
 // oracle places every program it checks, and most have an output that needs no copy.
@@ -57,6 +60,7 @@ std::string_view toString(Placement placement) {
 }
 
 std::optional<Placement> placementFromString(std::string_view text) {
+  if (text == kLatestPr20744Alias) return kLatestPr20744;
   for (const PlacementName& p : kPlacements)
     if (p.name == text) return p.placement;
   return std::nullopt;
@@ -85,6 +89,22 @@ std::vector<Placement> allPlacements() {
   std::vector<Placement> all;
   for (const PlacementName& p : kPlacements) all.push_back(p.placement);
   return all;
+}
+
+std::string placementNames(std::string_view separator) {
+  std::string names;
+  for (const PlacementName& p : kPlacements) {
+    if (!names.empty()) names += separator;
+    names += p.name;
+  }
+  return names;
+}
+
+bool isModelOfRealCode(Placement placement) { return placement != Placement::Early && placement != Placement::End; }
+
+bool isPr20744(Placement placement) {
+  return placement == Placement::Pr20744_ff2892d4 || placement == Placement::Pr20744_b6457f4 ||
+         placement == Placement::Pr20744_82a8901;
 }
 
 SchemaTable schemasFor(const Program& program, const SchemaTable& base) {
@@ -184,7 +204,9 @@ PlacedProgram place(const Program& program, Placement placement, const SchemaTab
     case Placement::Early: return placeEarly(program, schemas);
     case Placement::End: return placeEnd(program, schemas);
     case Placement::Upstream: return placeUpstream(program, schemas);
-    case Placement::Pr20744: return placePr20744(program, schemas);
+    case Placement::Pr20744_ff2892d4: return placePr20744(program, Pr20744Version::Ff2892d4, schemas);
+    case Placement::Pr20744_b6457f4: return placePr20744(program, Pr20744Version::B6457f4, schemas);
+    case Placement::Pr20744_82a8901: return placePr20744(program, Pr20744Version::At82a8901, schemas);
     case Placement::Draft13857: return placeDraft13857(program, schemas);
   }
   return placeEarly(program, schemas);

@@ -3,7 +3,8 @@
 // A placement turns each mutation output whose value is not an in-place lineage of its own
 // target into `aten::copy_(target_placeholder, value)`, rewrites the output tuple and renames
 // the output specs. Several placements exist: ours (`early`, `end`) and faithful models of
-// the upstream pass, PR #20744 and draft PR #13857, so the suite can show what it finds in them.
+// the upstream pass, PR #20744 (one per version of the branch) and draft PR #13857, so the suite
+// can show what it finds in them.
 #pragma once
 
 #include <cstdint>
@@ -18,11 +19,25 @@
 
 namespace wb {
 
-enum class Placement { Early, End, Upstream, Pr20744, Draft13857 };
+// PR #20744 is modelled version by version (placement_models.h); its placements are named
+// `pr20744@<commit>`, and plain `pr20744` reads as the latest version.
+enum class Placement { Early, End, Upstream, Pr20744_ff2892d4, Pr20744_b6457f4, Pr20744_82a8901, Draft13857 };
+inline constexpr Placement kLatestPr20744 = Placement::Pr20744_82a8901;
 
-std::string_view toString(Placement placement);  // "early", "end", "upstream", ...
+// "early", "end", "upstream", "pr20744@ff2892d4", ..., "draft13857": the name every output
+// (findings, reports, JSON, regression headers) prints, and placementFromString reads back.
+std::string_view toString(Placement placement);
+// Reads a name toString prints, or the alias "pr20744" (the latest version of the PR).
 std::optional<Placement> placementFromString(std::string_view text);
+// Every placement, in the order tables and help texts list them.
 std::vector<Placement> allPlacements();
+// The names of allPlacements() joined by `separator` ("early | end | ..."), for help texts.
+std::string placementNames(std::string_view separator);
+// True for the models of PR #20744, whichever version.
+bool isPr20744(Placement placement);
+// True for the models of real code (`upstream`, every `pr20744@...`, `draft13857`): they keep
+// upstream's output layout (copies first, positional spec renaming: bug B2) and FX's copy names.
+bool isModelOfRealCode(Placement placement);
 
 // The rule that binds a copy where it is (DESIGN §6); toString gives the name `place --explain`,
 // `--json` and the corpus files print.
@@ -49,9 +64,10 @@ struct CopyExplanation {
 };
 
 struct PlacedProgram {
-  // The program with its copies. Valid for every placement but `upstream`, whose positional
-  // renaming of mutation specs (bug B2) can leave specs naming values other than the ones at
-  // their positions, exactly as ExecuTorch's signature then does.
+  // The program with its copies. Valid for every placement but the models of real code
+  // (`upstream`, every `pr20744@...`, `draft13857`), whose positional renaming of mutation specs
+  // (bug B2) can leave specs naming values other than the ones at their positions, exactly as
+  // ExecuTorch's signature then does.
   Program program;
   std::vector<CopyExplanation> copies;    // one per inserted copy, in graph order
   std::vector<std::string> skipped;       // mutation specs left without a copy, with reason

@@ -1,5 +1,5 @@
 // core/placement_models.cpp: faithful models of the upstream write-back pass, of PR #20744
-// (head ff2892d4) and of draft PR #13857 (see placement_models.h).
+// (each version of its branch) and of draft PR #13857 (see placement_models.h).
 //
 // These reproduce real Python code, bugs included (executorch-semantics §2, §4): the point is to
 // let the oracle and the proofs show, on real algorithms, what they find. Where the originals
@@ -290,12 +290,13 @@ enum class SameAnchorOrder {
   Reversed,  // `with graph.inserting_after(n)` per copy: the last created ends up first
 };
 
-// Inserts the planned copies (in spec order, so FX's names copy_, copy__1, ... follow creation
-// order), lays them out, runs DCE and explains each copy. DCE applies to all three models: the
-// PR and the draft change only `_insert_copy`, and the `lint(); eliminate_dead_code()` of the
-// enclosing pass stays (§2.1 step 5).
+// Inserts the planned copies (in spec order, so FX's names copy__default, copy__default_1, ...
+// follow creation order), lays them out with upstream's output layout (copies first, positional
+// spec renaming: B2), runs DCE and explains each copy. The layout and DCE apply to every model:
+// the PR and the draft change only where `_insert_copy` puts the copies, and the `lint();
+// eliminate_dead_code()` of the enclosing pass stays (§2.1 steps 4-6).
 PlacedProgram realise(const Program& program, const Selection& selection, const std::vector<PlannedCopy>& plan,
-                      OutputOrder order, SameAnchorOrder sameAnchor, const SchemaTable& schemas) {
+                      SameAnchorOrder sameAnchor, const SchemaTable& schemas) {
   // insertWriteBacks resolves the written placeholder by (kind, name), correctly. Upstream
   // writes input_name_to_node[spec.target], which a same-named user input may hide (§2.1 step
   // 2). To keep the collision, hand the rewrite a signature in which every copied spec names
@@ -311,7 +312,7 @@ PlacedProgram realise(const Program& program, const Selection& selection, const 
       if (in.name == placeholder) in.kind = InputKind::UserInput;
     requests.push_back({out, copy.afterNode});
   }
-  RewriteResult rewritten = insertWriteBacks(scratch, requests, order);
+  RewriteResult rewritten = insertWriteBacks(scratch, requests, OutputOrder::CopiesFirst, CopyNames::Fx);
   Program& result = rewritten.program;
   result.signature.inputs = program.signature.inputs;
   for (std::size_t i = 0; i < result.signature.outputs.size(); ++i) {
@@ -385,12 +386,19 @@ std::optional<std::size_t> lastPlaceholder(const Graph& graph) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// PR #20744 (§4.2).
+// PR #20744 (§4.2), version by version (placement_models.h, Pr20744Version).
+
+// What changed between the versions, as the helpers ask it.
+bool outputNodeAliases(Pr20744Version v) { return v == Pr20744Version::Ff2892d4; }
+bool noPlaceholderRaises(Pr20744Version v) { return v == Pr20744Version::Ff2892d4; }
+bool listArgumentsMutate(Pr20744Version v) { return v != Pr20744Version::Ff2892d4; }
+bool storageSharingAliases(Pr20744Version v) { return v == Pr20744Version::At82a8901; }
 
 // `_may_alias_input(n)`: "the result may alias some input". Note the imprecision (H11): any
 // return with alias_info makes the result an alias of *every* input, and `view_copy` (no
-// alias_info) is not an alias at all (H5).
-bool mayAliasInput(const Node& node, const SchemaTable& schemas) {
+// alias_info) is not an alias at all (H5). From b6457f4 on, the output node is no alias.
+bool mayAliasInput(const Node& node, Pr20744Version version, const SchemaTable& schemas) {
+  if (node.isOutput()) return outputNodeAliases(version);
   if (node.op != NodeOp::CallFunction) return true;
   if (node.target == "operator.getitem") return true;
   const Schema* schema = schemaOf(node, schemas);
@@ -402,20 +410,38 @@ bool mayAliasInput(const Node& node, const SchemaTable& schemas) {
   return false;
 }
 
-// `_mutates_input(n, a)`: "n may write the value passed as a". Only `args[i] is a` and
-// `kwargs[name] is a` are matched, so a written list argument containing `a` is missed (H4).
-bool mutatesInput(const Node& node, std::size_t alias, const SchemaTable& schemas) {
+// `_storage_sharing_inputs(n)` (82a8901): the argument a `_share_alloc_with_arg_idx = k`
+// annotation puts n's output in, if it is a node.
+std::optional<std::size_t> storageSharingInput(const Node& node) {
+  const std::optional<int> k = node.shareAllocArgIndex();
+  if (!k || *k < 0 || static_cast<std::size_t>(*k) >= node.args.size()) return std::nullopt;
+  return nodeIndex(node.args[static_cast<std::size_t>(*k)]);
+}
+
+// Whether an argument passes `alias`: `arg is a`, and from b6457f4 on also `a in arg` for a
+// list or tuple argument (one level, as "inspects the list/tuple arguments" says).
+bool passes(const Arg& arg, std::size_t alias, Pr20744Version version) {
+  if (arg.isRef()) return arg.node == alias;
+  if (!listArgumentsMutate(version) || (arg.kind != Arg::Kind::List && arg.kind != Arg::Kind::Tuple)) return false;
+  return std::any_of(arg.items.begin(), arg.items.end(), [&](const Arg& item) { return item.isRef() && item.node == alias; });
+}
+
+// `_mutates_input(n, a)`: "n may write the value passed as a". At ff2892d4 only `args[i] is a`
+// and `kwargs[name] is a` match, so a written list argument containing `a` is missed (H4); from
+// b6457f4 on, list and tuple arguments are looked inside; at 82a8901 the argument n's output
+// shares storage with counts as written.
+bool mutatesInput(const Node& node, std::size_t alias, Pr20744Version version, const SchemaTable& schemas) {
   if (node.op == NodeOp::Output) return false;
   if (node.op != NodeOp::CallFunction) return true;
+  if (storageSharingAliases(version) && storageSharingInput(node) == alias) return true;
   const Schema* schema = schemaOf(node, schemas);
   if (!schema) return true;  // getitem included
   for (std::size_t i = 0; i < node.args.size(); ++i) {
-    const Arg& arg = node.args[i];
-    if (arg.isRef() && arg.node == alias && i < schema->arguments.size() && schema->arguments[i].type.isWrite())
+    if (passes(node.args[i], alias, version) && i < schema->arguments.size() && schema->arguments[i].type.isWrite())
       return true;
   }
   for (const auto& [name, arg] : node.kwargs) {
-    if (!arg.isRef() || arg.node != alias) continue;
+    if (!passes(arg, alias, version)) continue;
     std::optional<std::size_t> k = schema->argumentIndex(name);
     if (k && schema->arguments[*k].type.isWrite()) return true;
   }
@@ -423,29 +449,38 @@ bool mutatesInput(const Node& node, std::size_t alias, const SchemaTable& schema
 }
 
 // `_collect_aliases(seed)`: one forward pass in graph order; a node joins when one of its
-// inputs is in the set and it may alias an input. Ancestors and siblings of the seed are never
-// reached (H10). O(N * fan-in) per call, and called per copy: kept, as in the PR. (The PR walks
-// the graph with the copies inserted so far; those copies have no users yet and are not in
+// inputs is in the set and it may alias an input, or (82a8901) when the argument its output
+// shares storage with is in the set. Ancestors and siblings of the seed are never reached
+// (H10). O(N * fan-in) per call, and called per copy: kept, as in the PR. (The PR walks the
+// graph with the copies inserted so far; those copies have no users yet and are not in
 // node_order, so they cannot change any decision, and we walk the input graph.)
 std::vector<bool> collectAliases(const Graph& graph, const GraphFacts& facts, std::size_t seed,
-                                 const SchemaTable& schemas) {
+                                 Pr20744Version version, const SchemaTable& schemas) {
   std::vector<bool> aliases(graph.nodes.size(), false);
   aliases[seed] = true;
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     if (aliases[i]) continue;
+    const Node& node = graph.nodes[i];
+    if (storageSharingAliases(version)) {
+      const std::optional<std::size_t> shared = storageSharingInput(node);
+      if (shared && aliases[*shared]) {
+        aliases[i] = true;
+        continue;
+      }
+    }
     bool fed = false;
     for (std::size_t input : facts.inputs[i])
       if (aliases[input]) { fed = true; break; }
-    if (fed && mayAliasInput(graph.nodes[i], schemas)) aliases[i] = true;
+    if (fed && mayAliasInput(node, version, schemas)) aliases[i] = true;
   }
   return aliases;
 }
 
 std::vector<bool> aliasesOfValue(const Graph& graph, const GraphFacts& facts, std::optional<std::size_t> value,
-                                 const SchemaTable& schemas) {
+                                 Pr20744Version version, const SchemaTable& schemas) {
   // A constant mutation value (rejected by validation) has no aliases.
   if (!value) return std::vector<bool>(graph.nodes.size(), false);
-  return collectAliases(graph, facts, *value, schemas);
+  return collectAliases(graph, facts, *value, version, schemas);
 }
 
 std::string throughAlias(const Graph& graph, std::size_t alias, std::size_t seed) {
@@ -454,15 +489,17 @@ std::string throughAlias(const Graph& graph, std::size_t alias, std::size_t seed
 }
 
 // The floor both the PR and the draft start from: R0 the last placeholder, then R1 the value
-// if it comes later. Returns the copy with that rule and sets `latest` to its anchor.
-PlannedCopy placeholderAndValueFloor(const Graph& graph, std::size_t lastPlaceholderIndex,
+// if it comes later. Returns the copy with that rule and sets `latest` to its anchor. Without a
+// placeholder (b6457f4's "no placeholder floor") the floor is the value; a write-back always
+// writes a placeholder, so that case has no copy to place.
+PlannedCopy placeholderAndValueFloor(const Graph& graph, std::optional<std::size_t> lastPlaceholderIndex,
                                      const SelectedWriteBack& writeBack, std::size_t& latest) {
   PlannedCopy copy;
   copy.writeBack = writeBack;
-  latest = lastPlaceholderIndex;
+  latest = lastPlaceholderIndex.value_or(0);
   copy.rule = CopyRule::R0;
   copy.text = "after " + percent(graph.nodes[latest].name) + ": the last placeholder";
-  if (writeBack.valueNode && *writeBack.valueNode > latest) {
+  if (writeBack.valueNode && (!lastPlaceholderIndex || *writeBack.valueNode > latest)) {
     latest = *writeBack.valueNode;
     copy.rule = CopyRule::R1;
     copy.text = "after " + percent(graph.nodes[latest].name) + ": defines the value";
@@ -473,13 +510,14 @@ PlannedCopy placeholderAndValueFloor(const Graph& graph, std::size_t lastPlaceho
 // `_insertion_point(buf, val)`: the latest of R0 the last placeholder, R1 the value, R2 every
 // non-output user of an alias of the buffer, R3 every user that may write an alias of the value.
 // Only a strictly later node moves `latest`, so the first rule to reach a node binds it.
-PlannedCopy insertionPoint(const Program& program, const GraphFacts& facts, std::size_t lastPlaceholderIndex,
-                           const SelectedWriteBack& writeBack, const SchemaTable& schemas) {
+PlannedCopy insertionPoint(const Program& program, const GraphFacts& facts,
+                           std::optional<std::size_t> lastPlaceholderIndex, const SelectedWriteBack& writeBack,
+                           Pr20744Version version, const SchemaTable& schemas) {
   const Graph& graph = program.graph;
   const std::string& buffer = graph.nodes[writeBack.bufferNode].name;
   std::size_t latest = 0;
   PlannedCopy copy = placeholderAndValueFloor(graph, lastPlaceholderIndex, writeBack, latest);
-  const std::vector<bool> bufferAliases = collectAliases(graph, facts, writeBack.bufferNode, schemas);
+  const std::vector<bool> bufferAliases = collectAliases(graph, facts, writeBack.bufferNode, version, schemas);
   for (std::size_t a = 0; a < graph.nodes.size(); ++a) {
     if (!bufferAliases[a]) continue;
     for (std::size_t u : facts.users[a]) {
@@ -490,11 +528,11 @@ PlannedCopy insertionPoint(const Program& program, const GraphFacts& facts, std:
                   throughAlias(graph, a, writeBack.bufferNode);
     }
   }
-  const std::vector<bool> valueAliases = aliasesOfValue(graph, facts, writeBack.valueNode, schemas);
+  const std::vector<bool> valueAliases = aliasesOfValue(graph, facts, writeBack.valueNode, version, schemas);
   for (std::size_t a = 0; a < graph.nodes.size(); ++a) {
     if (!valueAliases[a]) continue;
     for (std::size_t u : facts.users[a]) {
-      if (u <= latest || !mutatesInput(graph.nodes[u], a, schemas)) continue;
+      if (u <= latest || !mutatesInput(graph.nodes[u], a, version, schemas)) continue;
       latest = u;
       copy.rule = CopyRule::R3;
       copy.text = "after " + percent(graph.nodes[u].name) + ": may write the value " +
@@ -510,15 +548,16 @@ PlannedCopy insertionPoint(const Program& program, const GraphFacts& facts, std:
 // (RA) of the earlier pairs; a pair whose buffer aliases meet RA, or whose value aliases meet
 // MA, makes every copy go to the end. Returns a description of the first conflict.
 std::optional<std::string> firstDependence(const Program& program, const GraphFacts& facts,
-                                           const std::vector<SelectedWriteBack>& writeBacks, const SchemaTable& schemas) {
+                                           const std::vector<SelectedWriteBack>& writeBacks, Pr20744Version version,
+                                           const SchemaTable& schemas) {
   if (writeBacks.size() < 2) return std::nullopt;
   const Graph& graph = program.graph;
   const std::size_t n = graph.nodes.size();
   std::vector<bool> mutatedAliases(n, false);
   std::vector<bool> returnAliases(n, false);
   for (const SelectedWriteBack& writeBack : writeBacks) {
-    const std::vector<bool> bufferAliases = collectAliases(graph, facts, writeBack.bufferNode, schemas);
-    const std::vector<bool> valueAliases = aliasesOfValue(graph, facts, writeBack.valueNode, schemas);
+    const std::vector<bool> bufferAliases = collectAliases(graph, facts, writeBack.bufferNode, version, schemas);
+    const std::vector<bool> valueAliases = aliasesOfValue(graph, facts, writeBack.valueNode, version, schemas);
     for (std::size_t i = 0; i < n; ++i) {
       if (bufferAliases[i] && returnAliases[i])
         return percent(graph.nodes[i].name) + " aliases the buffer " + graph.nodes[writeBack.bufferNode].name +
@@ -538,8 +577,8 @@ std::optional<std::string> firstDependence(const Program& program, const GraphFa
 // ---------------------------------------------------------------------------------------------
 // Draft #13857: after the last direct user of the buffer placeholder and of the value.
 
-PlannedCopy draftInsertionPoint(const Program& program, const GraphFacts& facts, std::size_t lastPlaceholderIndex,
-                                const SelectedWriteBack& writeBack) {
+PlannedCopy draftInsertionPoint(const Program& program, const GraphFacts& facts,
+                                std::optional<std::size_t> lastPlaceholderIndex, const SelectedWriteBack& writeBack) {
   const Graph& graph = program.graph;
   std::size_t latest = 0;
   PlannedCopy copy = placeholderAndValueFloor(graph, lastPlaceholderIndex, writeBack, latest);
@@ -586,24 +625,25 @@ PlacedProgram upstreamModel(const Program& program, const SchemaTable& schemas) 
       copy.text = "before the output: upstream inserts every write-back there, in output-spec order";
       plan.push_back(std::move(copy));
     }
-    return realise(program, selection, plan, OutputOrder::CopiesFirst, SameAnchorOrder::Request, schemas);
+    return realise(program, selection, plan, SameAnchorOrder::Request, schemas);
   });
 }
 
-PlacedProgram pr20744Model(const Program& program, const SchemaTable& schemas) {
+PlacedProgram pr20744Model(const Program& program, Pr20744Version version, const SchemaTable& schemas) {
   return guarded(program, "pr20744", [&]() -> PlacedProgram {
     if (!program.graph.outputNode()) return failed(program, "the graph has no output node");
     const GraphFacts facts = analyse(program.graph);
     const Selection selection = selectUpstreamWriteBacks(program, schemas);
     if (selection.failure) return failed(program, *selection.failure);
-    // `last_placeholder = [n for n in graph.nodes if n.op == "placeholder"][-1]` runs before
-    // anything checks for write-backs (H7): no placeholders means IndexError, even with
-    // nothing to write back.
+    // ff2892d4: `last_placeholder = [n for n in graph.nodes if n.op == "placeholder"][-1]` runs
+    // before anything checks for write-backs (H7): no placeholders means IndexError, even with
+    // nothing to write back. b6457f4: `placeholders[-1] if placeholders else None`.
     const std::optional<std::size_t> last = lastPlaceholder(program.graph);
-    if (!last) return failed(program, "IndexError: list index out of range");
+    if (!last && noPlaceholderRaises(version)) return failed(program, "IndexError: list index out of range");
 
     std::vector<PlannedCopy> plan;
-    const std::optional<std::string> dependence = firstDependence(program, facts, selection.writeBacks, schemas);
+    const std::optional<std::string> dependence =
+        firstDependence(program, facts, selection.writeBacks, version, schemas);
     for (const SelectedWriteBack& writeBack : selection.writeBacks) {
       if (dependence) {
         PlannedCopy copy;
@@ -613,16 +653,14 @@ PlacedProgram pr20744Model(const Program& program, const SchemaTable& schemas) {
         copy.text = "before the output, in output-spec order: the independence guard failed (" + *dependence + ")";
         plan.push_back(std::move(copy));
       } else {
-        plan.push_back(insertionPoint(program, facts, *last, writeBack, schemas));
+        plan.push_back(insertionPoint(program, facts, last, writeBack, version, schemas));
       }
     }
-    // The PR keeps upstream's copies-first tuple and positional renaming (so B2 persists in the
-    // real code); wbcheck's design (DESIGN §6) keeps output positions in every placement but
-    // `upstream`, so this model uses KeepPositions and differs from the PR there on purpose.
     // The fallback inserts before the output node, in spec order; otherwise each copy is
-    // `inserting_after(latest)`, which reverses copies that share an anchor.
+    // `inserting_after(latest)`, which reverses copies that share an anchor. The output tuple
+    // and the specs are upstream's (the PR keeps that code: B2 persists).
     const SameAnchorOrder sameAnchor = dependence ? SameAnchorOrder::Request : SameAnchorOrder::Reversed;
-    return realise(program, selection, plan, OutputOrder::KeepPositions, sameAnchor, schemas);
+    return realise(program, selection, plan, sameAnchor, schemas);
   });
 }
 
@@ -636,10 +674,11 @@ PlacedProgram draft13857Model(const Program& program, const SchemaTable& schemas
     // Every write-back targets a placeholder, so there is one whenever a copy is planned.
     const std::optional<std::size_t> last = lastPlaceholder(program.graph);
     for (const SelectedWriteBack& writeBack : selection.writeBacks)
-      plan.push_back(draftInsertionPoint(program, facts, last.value_or(0), writeBack));
-    // Assumption: like the PR, the draft inserts each copy with `inserting_after(latest)`, so
-    // copies anchored at one node come out in reverse. Outputs keep their positions (DESIGN §6).
-    return realise(program, selection, plan, OutputOrder::KeepPositions, SameAnchorOrder::Reversed, schemas);
+      plan.push_back(draftInsertionPoint(program, facts, last, writeBack));
+    // Assumption (the draft's diff is not available): like the PR, the draft inserts each copy
+    // with `inserting_after(latest)`, so copies anchored at one node come out in reverse, and
+    // keeps upstream's output tuple and spec renaming.
+    return realise(program, selection, plan, SameAnchorOrder::Reversed, schemas);
   });
 }
 
@@ -650,8 +689,8 @@ PlacedProgram placeUpstream(const Program& program, const SchemaTable& schemas) 
   return models::upstreamModel(program, schemas);
 }
 
-PlacedProgram placePr20744(const Program& program, const SchemaTable& schemas) {
-  return models::pr20744Model(program, schemas);
+PlacedProgram placePr20744(const Program& program, Pr20744Version version, const SchemaTable& schemas) {
+  return models::pr20744Model(program, version, schemas);
 }
 
 PlacedProgram placeDraft13857(const Program& program, const SchemaTable& schemas) {

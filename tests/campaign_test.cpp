@@ -42,7 +42,7 @@ oracle::CheckReport checkWith(const Program& p, Placement placement, std::uint64
 TEST(Campaign, ShrinkingKeepsTheKeyAndEarlyHolds) {
   for (const char* file : {"h05_view_copy_becomes_view.txt", "h10_ancestor_sibling_alias.txt", "h04_list_argument_write.txt"}) {
     const Program p = loadProgram(corpusDir() / "hazards" / file);
-    const FindingKey key = *classifyFinding(p, checkWith(p, Placement::Pr20744), schemasFor(p, builtins()));
+    const FindingKey key = *classifyFinding(p, checkWith(p, Placement::Pr20744_ff2892d4), schemasFor(p, builtins()));
     const ShrunkFinding s = shrinkFinding(p, key, 0, 3, builtins());
     ASSERT_TRUE(s.reproduced) << file;
     EXPECT_TRUE(validate(s.program).empty());
@@ -81,7 +81,7 @@ Graph signature:
 )");
   ASSERT_TRUE(read.ok()) << formatAll(read.errors);
   const Program& p = *read;
-  const oracle::CheckReport report = checkWith(p, Placement::Pr20744);
+  const oracle::CheckReport report = checkWith(p, Placement::Pr20744_ff2892d4);
   EXPECT_EQ(report.tier, oracle::Tier::Storage) << report.tierReason;
   const std::optional<FindingKey> key = classifyFinding(p, report, schemasFor(p, builtins()));
   ASSERT_TRUE(key) << oracle::formatReport(report);
@@ -95,7 +95,7 @@ Graph signature:
 
 TEST(Campaign, RunCaseIsDeterministicAndSeedStreamsDiffer) {
   CampaignOptions options;
-  options.placement = Placement::Pr20744;
+  options.placement = Placement::Pr20744_ff2892d4;
   const gen::Generator generator(campaignGenOptions(options));
   for (std::uint64_t i = 0; i < 20; ++i) {
     const std::uint64_t seed = caseSeed(1, 0, i);
@@ -121,16 +121,17 @@ TEST(Campaign, EarlyHoldsOnGeneratedCases) {
 
 TEST(Campaign, ArtifactHeaderAndRecordRoundTrip) {
   const Program p = loadProgram(corpusDir() / "hazards" / "h05_view_copy_becomes_view.txt");
-  const FindingKey key = *classifyFinding(p, checkWith(p, Placement::Pr20744, 42), schemasFor(p, builtins()));
+  const FindingKey key = *classifyFinding(p, checkWith(p, Placement::Pr20744_ff2892d4, 42), schemasFor(p, builtins()));
   const ShrunkFinding s = shrinkFinding(p, key, 42, 3, builtins());
   const std::string text = formatArtifact(s, ArtifactInfo{"0.1.0", 42, "wbcheck fuzz --seed 1", "realistic"}, "F.txt");
   const ArtifactHeader h = parseArtifactHeader(text);
-  EXPECT_EQ(h.placement, "pr20744");
+  EXPECT_EQ(h.placement, "pr20744@ff2892d4");
   EXPECT_EQ(h.verdict, kPlacementDiverges);
   EXPECT_EQ(h.viewModes, "alias-views");
   EXPECT_EQ(h.hazard, hazardLabel(HazardClass::H5ViewCopy));
   EXPECT_EQ(h.seed, 42u);
-  EXPECT_NE(text.find("# replay: wbcheck check F.txt --placement pr20744 --seed 42"), std::string::npos);
+  EXPECT_NE(text.find("# replay: wbcheck check F.txt --placement pr20744@ff2892d4 --seed 42"), std::string::npos);
+  EXPECT_EQ(placementFromString(h.placement), Placement::Pr20744_ff2892d4);
   Result<Program> back = readProgram(text);
   ASSERT_TRUE(back.ok());
   EXPECT_TRUE(*back == s.program);
@@ -143,12 +144,12 @@ TEST(Campaign, ArtifactHeaderAndRecordRoundTrip) {
   EXPECT_EQ(decoded->artifact, record.artifact);
   EXPECT_EQ(decoded->count, 3u);
   EXPECT_FALSE(decodeRecord("placement=pr20744\n"));
-  EXPECT_EQ(artifactFileName(s.key, record.shape).rfind("pr20744_h5_view_copy_", 0), 0u);
+  EXPECT_EQ(artifactFileName(s.key, record.shape).rfind("pr20744@ff2892d4_h5_view_copy_", 0), 0u);
 }
 
 TEST(Campaign, FindingTableDeduplicatesByClassAndShape) {
   FindingTable table;
-  FindingKey key{Placement::Pr20744, std::string(kPlacementDiverges), oracle::ViewModeSet::Both, "buffer s",
+  FindingKey key{Placement::Pr20744_ff2892d4, std::string(kPlacementDiverges), oracle::ViewModeSet::Both, "buffer s",
                  HazardClass::H4ListArgument};
   EXPECT_TRUE(table.add({key, "shape-a", 1, 2.0, 3, 1, ""}));
   key.target = "buffer t";  // another buffer, same shape: the same finding
@@ -169,14 +170,37 @@ TEST(Campaign, EveryExpectedClassHasAnIdAndLabel) {
     EXPECT_FALSE(hazardLabel(h).empty());
   }
   EXPECT_TRUE(expectedHazards(Placement::Early).empty());
-  EXPECT_EQ(expectedHazards(Placement::Pr20744).size(), 5u);
+  EXPECT_TRUE(expectedHazards(Placement::End).empty());
+}
+
+TEST(Campaign, EachVersionOfThePrIsExpectedToHaveTheBugsItHasNotFixed) {
+  auto has = [](Placement p, HazardClass h) {
+    const std::vector<HazardClass> expected = expectedHazards(p);
+    return std::find(expected.begin(), expected.end(), h) != expected.end();
+  };
+  // Upstream's lineage check and output layout, its end order as the fallback, the view_copy
+  // blind spot and the forward-only walk: in every version.
+  for (Placement p : {Placement::Pr20744_ff2892d4, Placement::Pr20744_b6457f4, Placement::Pr20744_82a8901})
+    for (HazardClass h : {HazardClass::B1OtherLineage, HazardClass::B2OutputOrder, HazardClass::B3H8CopyOrder,
+                          HazardClass::H5ViewCopy, HazardClass::H10AncestorSibling})
+      EXPECT_TRUE(has(p, h)) << toString(p) << " " << hazardLabel(h);
+  // b6457f4 fixed the IndexError and list arguments; 82a8901 the storage sharing.
+  EXPECT_TRUE(has(Placement::Pr20744_ff2892d4, HazardClass::H7NoPlaceholders));
+  EXPECT_TRUE(has(Placement::Pr20744_ff2892d4, HazardClass::H4ListArgument));
+  for (Placement p : {Placement::Pr20744_b6457f4, Placement::Pr20744_82a8901}) {
+    EXPECT_FALSE(has(p, HazardClass::H7NoPlaceholders)) << toString(p);
+    EXPECT_FALSE(has(p, HazardClass::H4ListArgument)) << toString(p);
+  }
+  EXPECT_TRUE(has(Placement::Pr20744_b6457f4, HazardClass::H6ShareAlloc));
+  EXPECT_FALSE(has(Placement::Pr20744_82a8901, HazardClass::H6ShareAlloc));
+  EXPECT_EQ(expectedHazards(kLatestPr20744).size(), 5u);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Which findings a worker shrinks.
 
 FindingKey keyWith(HazardClass hazard, std::string target = "buffer s") {
-  return {Placement::Pr20744, std::string(kPlacementDiverges), oracle::ViewModeSet::Both, std::move(target), hazard};
+  return {Placement::Pr20744_ff2892d4, std::string(kPlacementDiverges), oracle::ViewModeSet::Both, std::move(target), hazard};
 }
 
 TEST(ShrinkPolicy, TheFirstFindingsOfEachKeyAreShrunk) {
@@ -249,7 +273,7 @@ WorkerRun runAWorker(WorkerConfig config, const std::function<bool()>& stop = []
 
 WorkerConfig pr20744Worker(std::uint64_t cases) {
   WorkerConfig config;
-  config.campaign.placement = Placement::Pr20744;
+  config.campaign.placement = Placement::Pr20744_ff2892d4;
   config.runSeed = 5;
   config.cases = cases;
   config.outDir = "out";
@@ -280,7 +304,7 @@ TEST(Worker, RunsItsShareOfTheCasesAndReportsTheSameFindingsEachTime) {
     EXPECT_EQ(r.artifact.empty(), !first) << describe(r.key);
     if (!first) continue;
     const ArtifactHeader header = parseArtifactHeader(r.artifact);
-    EXPECT_EQ(header.placement, "pr20744");
+    EXPECT_EQ(header.placement, "pr20744@ff2892d4");
     EXPECT_EQ(header.seed, r.seed);
     const std::string file = (std::filesystem::path("out") / artifactFileName(r.key, r.shape)).string();
     EXPECT_NE(r.artifact.find("# replay: wbcheck check " + file), std::string::npos) << r.artifact;
@@ -329,7 +353,7 @@ TEST(Worker, MessagesArriveWhateverTheirPieces) {
 
 TEST(FuzzRun, PlanTakesTheOptions) {
   FuzzOptions options;
-  options.placement = "pr20744";
+  options.placement = "pr20744";  // the latest version
   options.mode = "adversarial";
   options.nodes = 30;
   options.seed = 9;
@@ -340,7 +364,7 @@ TEST(FuzzRun, PlanTakesTheOptions) {
   const FuzzPlanOrError planned = planFuzzRun(options, "wbcheck fuzz ...");
   ASSERT_TRUE(planned.plan) << planned.error;
   const FuzzPlan& plan = *planned.plan;
-  EXPECT_EQ(plan.worker.campaign.placement, Placement::Pr20744);
+  EXPECT_EQ(plan.worker.campaign.placement, kLatestPr20744);
   EXPECT_EQ(plan.worker.campaign.mode, gen::GenMode::Adversarial);
   EXPECT_EQ(plan.worker.campaign.maxNodes, 30);
   EXPECT_EQ(plan.worker.runSeed, 9u);
@@ -409,13 +433,13 @@ TEST(FuzzRun, OnlyANewRecordWithAnArtifactIsWritten) {
 
 TEST(FuzzRun, ProgressLineAndSummary) {
   FuzzOptions options;
-  options.placement = "pr20744";
+  options.placement = "pr20744";  // printed as the version it reads as
   options.seed = 5;
   FuzzTotals totals;
   totals.cases = 120;
   totals.diverging = 35;
   EXPECT_EQ(fuzzSummary(options, totals, 4.0, false),
-            "placement pr20744, seed 5, 120 cases in 4.0 s (30.0 cases/s), 35 diverging\nno findings\n");
+            "placement pr20744@82a8901, seed 5, 120 cases in 4.0 s (30.0 cases/s), 35 diverging\nno findings\n");
   addRecord(totals, {keyWith(HazardClass::H5ViewCopy), "a", 1, 0.5, 2, 1, "text"});
   addRecord(totals, {keyWith(HazardClass::H5ViewCopy), "b", 2, 0.6, 3, 1, "text"});
   addRecord(totals, {keyWith(HazardClass::B1OtherLineage), "c", 3, 0.7, 0, 1, "text"});
@@ -424,7 +448,7 @@ TEST(FuzzRun, ProgressLineAndSummary) {
             "\r[fuzz] 120 cases, 30.0 cases/s, 35 diverging, 3 findings (B1: 1, H5: 2), 4.0 s   ");
   const std::string summary = fuzzSummary(options, totals, 4.0, true);
   EXPECT_TRUE(summary.starts_with(
-      "placement pr20744, seed 5, 120 cases in 4.0 s (30.0 cases/s), 35 diverging (interrupted)\n" +
+      "placement pr20744@82a8901, seed 5, 120 cases in 4.0 s (30.0 cases/s), 35 diverging (interrupted)\n" +
       totals.table.formatSummary()))
       << summary;
   EXPECT_TRUE(summary.ends_with("wrote out/a.txt\n")) << summary;

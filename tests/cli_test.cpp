@@ -73,10 +73,25 @@ TEST(CliPlace, JsonHasTheDocumentedShape) {
 }
 
 TEST(CliPlace, ModelledFailureIsAViolation) {
-  // pr20744 raises IndexError on a program without placeholders (H7).
-  CliRun r = wbcheck("place " + hazard("h07_no_placeholders.txt") + " --placement pr20744");
+  // pr20744@ff2892d4 raises IndexError on a program without placeholders (H7); b6457f4 fixed it.
+  CliRun r = wbcheck("place " + hazard("h07_no_placeholders.txt") + " --placement pr20744@ff2892d4");
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.err.find("IndexError"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the pr20744@ff2892d4 placement failed"), std::string::npos) << r.err;
+  EXPECT_EQ(wbcheck("place " + hazard("h07_no_placeholders.txt") + " --placement pr20744@b6457f4").exitCode, 0);
+}
+
+TEST(CliPlace, VersionedPlacementNamesReadAndPrint) {
+  // Plain pr20744 is the latest version, and the JSON names the version.
+  for (const char* given : {"pr20744", "pr20744@82a8901"}) {
+    CliRun r = wbcheck("place " + hazard("h01_old_value_reader.txt") + " --placement " + given + " --json");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["placement"], "pr20744@82a8901") << given;
+  }
+  CliRun list = wbcheck("placements");
+  EXPECT_EQ(list.exitCode, 0);
+  EXPECT_EQ(list.out, "early\nend\nupstream\npr20744@ff2892d4\npr20744@b6457f4\npr20744@82a8901\ndraft13857\n");
+  EXPECT_EQ(wbcheck("place " + hazard("h01_old_value_reader.txt") + " --placement pr20744@0000000").exitCode, 2);
 }
 
 TEST(CliInput, MalformedInputGivesPositionAndExitTwo) {
@@ -153,11 +168,11 @@ TEST(CliCheck, EarlyHoldsAndPr20744FailsOnH5) {
   CliRun pr = wbcheck("check " + hazard("h05_view_copy_becomes_view.txt") + " --placement pr20744 --seed 7");
   EXPECT_EQ(pr.exitCode, 1) << pr.out;
   EXPECT_NE(pr.out.find("alias-views"), std::string::npos) << pr.out;
-  EXPECT_NE(pr.out.find("--placement pr20744 --seed 7"), std::string::npos) << "replay command: " << pr.out;
+  EXPECT_NE(pr.out.find("--placement pr20744@82a8901 --seed 7"), std::string::npos) << "replay command: " << pr.out;
 }
 
 TEST(CliCheck, JsonVerdict) {
-  CliRun r = wbcheck("check " + hazard("h04_list_argument_write.txt") + " --placement pr20744 --json");
+  CliRun r = wbcheck("check " + hazard("h04_list_argument_write.txt") + " --placement pr20744@ff2892d4 --json");
   EXPECT_EQ(r.exitCode, 1);
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["verdict"], "placement-bug");

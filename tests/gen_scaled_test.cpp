@@ -36,7 +36,7 @@ TEST(ScaledShapes, EarlyPlacesTheChainsExactlyAsPr20744) {
     const Program p = gen::chainProgram(nodes, buffers);
     const SchemaTable table = schemasFor(p, builtinSchemas());
     const PlacedProgram early = place(p, Placement::Early, table);
-    const PlacedProgram pr = place(p, Placement::Pr20744, table);
+    const PlacedProgram pr = place(p, Placement::Pr20744_ff2892d4, table);
     ASSERT_FALSE(pr.failure) << *pr.failure;
     EXPECT_EQ(early.copies.size(), buffers);
     EXPECT_EQ(early.program, pr.program) << nodes << " nodes, " << buffers << " buffers";
@@ -47,7 +47,7 @@ TEST(ScaledShapes, Pr20744CopiesDecoderCachesBeforeTheirViewsAreRead) {
   const Program p = gen::decoderProgram(1000, 10);
   const SchemaTable table = schemasFor(p, builtinSchemas());
   const PlacedProgram early = place(p, Placement::Early, table);
-  const PlacedProgram pr = place(p, Placement::Pr20744, table);
+  const PlacedProgram pr = place(p, Placement::Pr20744_ff2892d4, table);
   ASSERT_FALSE(pr.failure) << *pr.failure;
   ASSERT_EQ(early.copies.size(), 10u);
   ASSERT_EQ(pr.copies.size(), 10u);
@@ -70,11 +70,11 @@ TEST(ScaledShapes, TheOracleFindsPr20744WrongOnDecodersOnlyWithViews) {
   options.placement = Placement::Early;
   const oracle::CheckReport early = oracle::check(p, options, table);
   EXPECT_EQ(early.verdict, oracle::Verdict::Holds) << oracle::formatReport(early);
-  options.placement = Placement::Pr20744;
+  options.placement = Placement::Pr20744_ff2892d4;
   const oracle::CheckReport pr = oracle::check(p, options, table);
   ASSERT_EQ(pr.verdict, oracle::Verdict::PlacementBug) << oracle::formatReport(pr);
   for (const oracle::Mismatch& bug : pr.bugs) EXPECT_EQ(bug.viewMode, oracle::ViewMode::AliasViews) << oracle::formatReport(pr);
-  options.placement = Placement::Pr20744;
+  options.placement = Placement::Pr20744_ff2892d4;
   const Program chain = gen::chainProgram(60, 4);
   const oracle::CheckReport prChain = oracle::check(chain, options, oracle::withOracleSchemas(schemasFor(chain, builtinSchemas())));
   EXPECT_EQ(prChain.verdict, oracle::Verdict::Holds) << oracle::formatReport(prChain);

@@ -115,7 +115,7 @@ inline ParsedExpectations parseExpectations(std::string_view text, const std::st
       ++word;
     }
     if (placements.empty() || more) {
-      fail("expected a placement (early, end, upstream, pr20744, draft13857), or several separated by ', '");
+      fail("expected a placement (" + placementNames(", ") + "), or several separated by ', '");
       continue;
     }
     std::string subject = word < head.size() ? head[word++] : "";

@@ -256,8 +256,8 @@ TEST(HazardExpectations, EveryFormReadsIntoStatements) {
       "# expect early copy_: R1 after %mul: the value is defined here\n"
       "# expected: prose, not a statement\n"
       "# expect upstream skips: B1 lineage\n"
-      "# expect pr20744 fails: IndexError: list index out of range\n"
-      "# expect oracle early, pr20744: bug [alias-views]\n"
+      "# expect pr20744@ff2892d4 fails: IndexError: list index out of range\n"
+      "# expect oracle early, pr20744@ff2892d4, pr20744: bug [alias-views]\n"
       "# expect oracle findings: S_seq != S_par [both]\n"
       "# expect finding draft13857: none\n"
       "ExportedProgram:\n"
@@ -269,9 +269,10 @@ TEST(HazardExpectations, EveryFormReadsIntoStatements) {
       {ExpectKind::Placed, Placement::End, "", "mul copy_[b_s<-mul] -> (copy_)", 2},
       {ExpectKind::Copy, Placement::Early, "copy_", "R1 after %mul: the value is defined here", 3},
       {ExpectKind::Skip, Placement::Upstream, "skips", "B1 lineage", 5},
-      {ExpectKind::Placed, Placement::Pr20744, "fails", "IndexError: list index out of range", 6},
+      {ExpectKind::Placed, Placement::Pr20744_ff2892d4, "fails", "IndexError: list index out of range", 6},
       {ExpectKind::Oracle, Placement::Early, "", "bug [alias-views]", 7},
-      {ExpectKind::Oracle, Placement::Pr20744, "", "bug [alias-views]", 7},
+      {ExpectKind::Oracle, Placement::Pr20744_ff2892d4, "", "bug [alias-views]", 7},
+      {ExpectKind::Oracle, kLatestPr20744, "", "bug [alias-views]", 7},
       {ExpectKind::OracleFindings, std::nullopt, "", "S_seq != S_par [both]", 8},
       {ExpectKind::Finding, Placement::Draft13857, "", "none", 9},
   };

@@ -58,7 +58,7 @@ TEST(OracleCorpus, MismatchKindsAndViewModeSetsHaveOneNameEach) {
 TEST(OracleCorpus, MismatchReportNamesNodeBufferAndReplay) {
   Program p = testing::loadProgram(testing::corpusDir() / "hazards" / "h05_view_copy_becomes_view.txt");
   CheckOptions o;
-  o.placement = Placement::Pr20744;
+  o.placement = Placement::Pr20744_ff2892d4;
   o.seed = 7;
   o.fileName = "h05.txt";
   CheckReport r = check(p, o, schemasFor(p, builtinSchemas()));
@@ -104,7 +104,7 @@ TEST(OracleCorpus, ReusedCheckerGivesFreshReports) {
   for (const auto& file : files) {
     Program p = testing::loadProgram(file);
     const SchemaTable schemas = schemasFor(p, builtinSchemas());
-    for (Placement placement : {Placement::Early, Placement::Pr20744, Placement::Upstream}) {
+    for (Placement placement : {Placement::Early, Placement::Pr20744_ff2892d4, Placement::Upstream}) {
       CheckOptions o;
       o.placement = placement;
       o.inputs = 2;
@@ -132,7 +132,7 @@ TEST(OracleCorpus, ReusedCheckerGivesFreshReports) {
     return t;
   };
   CheckOptions o;
-  o.placement = Placement::Pr20744;
+  o.placement = Placement::Pr20744_ff2892d4;
   EXPECT_NE(fingerprint(check(h4, o, writing())), fingerprint(check(h4, o, reading())));
   for (int round = 0; round < 3; ++round) {
     expectSame(h4, o, writing(), "h04, writing schema, round " + std::to_string(round));

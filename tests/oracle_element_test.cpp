@@ -714,7 +714,7 @@ TEST(OracleElement, ForkedCompilesMatchPlainCompiles) {
     gen::RandomChoices choices(seed);
     gen::Generated g = generator.generate(choices);
     SchemaTable schemas = schemasFor(g.program, generator.schemas());
-    const Placement placement = seed % 3 == 0 ? Placement::End : seed % 3 == 1 ? Placement::Early : Placement::Pr20744;
+    const Placement placement = seed % 3 == 0 ? Placement::End : seed % 3 == 1 ? Placement::Early : Placement::Pr20744_ff2892d4;
     PlacedProgram placed = place(g.program, placement, schemas);
     if (placed.failure) continue;
     // The default memory cap, and caps that stop some compiles part way (before or after the
@@ -781,7 +781,7 @@ TEST(OracleElement, ObservedRunsMatchRunResults) {
     gen::RandomChoices choices(seed);
     gen::Generated g = generator.generate(choices);
     SchemaTable schemas = schemasFor(g.program, generator.schemas());
-    PlacedProgram placed = place(g.program, seed % 2 ? Placement::End : Placement::Pr20744, schemas);
+    PlacedProgram placed = place(g.program, seed % 2 ? Placement::End : Placement::Pr20744_ff2892d4, schemas);
     if (placed.failure) continue;
     for (Tier tier : {Tier::Element, Tier::Storage}) {
       ExecOptions o;

@@ -42,7 +42,11 @@ SchemaTable tableFor(const Program& program, const SchemaTable& base = builtinSc
 }
 
 PlacedProgram upstream(const Program& p) { return placeUpstream(p, tableFor(p)); }
-PlacedProgram pr(const Program& p) { return placePr20744(p, tableFor(p)); }
+// The PR at ff2892d4 (executorch-semantics §4.2), and at a given version.
+PlacedProgram pr(const Program& p) { return placePr20744(p, Pr20744Version::Ff2892d4, tableFor(p)); }
+PlacedProgram prAt(Pr20744Version version, const Program& p) { return placePr20744(p, version, tableFor(p)); }
+constexpr Pr20744Version kEveryVersion[] = {Pr20744Version::Ff2892d4, Pr20744Version::B6457f4,
+                                            Pr20744Version::At82a8901};
 PlacedProgram draft(const Program& p) { return placeDraft13857(p, tableFor(p)); }
 
 // ---------------------------------------------------------------------------------------------
@@ -131,12 +135,12 @@ TEST(UpstreamModel, TestMutableBuffers) {
   ASSERT_EQ(placed.copies.size(), 2u);
   // Both copies just before the output, in spec order; the direct copy reads the placeholder x.
   EXPECT_EQ(nodeNames(placed),
-            (Names{"b_state", "b_direct_copy_from_input", "x", "add", "add_1", "copy_", "copy__1", "output"}));
-  expectCopy(placed, "copy_", "b_state", "add_1");
-  expectCopy(placed, "copy__1", "b_direct_copy_from_input", "x");
-  EXPECT_EQ(returnedNames(placed), (Names{"copy_", "copy__1", "add"}));
-  EXPECT_EQ(specNames(placed), (Names{"copy_", "copy__1", "add"}));
-  expectRule(placed, "copy_", CopyRule::End, "");
+            (Names{"b_state", "b_direct_copy_from_input", "x", "add", "add_1", "copy__default", "copy__default_1", "output"}));
+  expectCopy(placed, "copy__default", "b_state", "add_1");
+  expectCopy(placed, "copy__default_1", "b_direct_copy_from_input", "x");
+  EXPECT_EQ(returnedNames(placed), (Names{"copy__default", "copy__default_1", "add"}));
+  EXPECT_EQ(specNames(placed), (Names{"copy__default", "copy__default_1", "add"}));
+  expectRule(placed, "copy__default", CopyRule::End, "");
 }
 
 TEST(Pr20744Model, TestMutableBuffersExpectedGraph) {
@@ -145,12 +149,12 @@ TEST(Pr20744Model, TestMutableBuffersExpectedGraph) {
   PlacedProgram placed = pr(mutableStateModule());
   ASSERT_FALSE(placed.failure);
   EXPECT_EQ(nodeNames(placed),
-            (Names{"b_state", "b_direct_copy_from_input", "x", "copy__1", "add", "add_1", "copy_", "output"}));
-  expectCopy(placed, "copy__1", "b_direct_copy_from_input", "x");
-  expectRule(placed, "copy__1", CopyRule::R0, "x");
-  expectRule(placed, "copy_", CopyRule::R1, "add_1");
-  EXPECT_EQ(returnedNames(placed), (Names{"copy_", "copy__1", "add"}));
-  EXPECT_EQ(specNames(placed), (Names{"copy_", "copy__1", "add"}));
+            (Names{"b_state", "b_direct_copy_from_input", "x", "copy__default_1", "add", "add_1", "copy__default", "output"}));
+  expectCopy(placed, "copy__default_1", "b_direct_copy_from_input", "x");
+  expectRule(placed, "copy__default_1", CopyRule::R0, "x");
+  expectRule(placed, "copy__default", CopyRule::R1, "add_1");
+  EXPECT_EQ(returnedNames(placed), (Names{"copy__default", "copy__default_1", "add"}));
+  EXPECT_EQ(specNames(placed), (Names{"copy__default", "copy__default_1", "add"}));
 }
 
 TEST(Pr20744Model, WriteBackIsInsertedEarly) {
@@ -198,33 +202,83 @@ TEST(Pr20744Model, WriteBackAfterOldValueReads) {
 }
 
 // The real printouts of upstream's test_mutable_buffers before and after the pass
-// (corpus/real 04 and 05, from shared/real-graphs: ExecuTorch's own test): the model reproduces
-// the "after" graph.
-Program readReal(const std::string& file) {
-  const std::filesystem::path path = testing::realGraphsDir() / file;
-  Result<Program> read = readProgram(testing::readFile(path), path.string());
+// (corpus/real 04-07, from shared/real-graphs: ExecuTorch's own tests). corpus/real-signed holds
+// each verbatim with its graph signature written in (the printouts have none): the model
+// applied to a "before" must give its "after" exactly, FX's copy names included.
+Program readSigned(const std::string& file) {
+  const std::filesystem::path path = testing::corpusDir() / "real-signed" / file;
+  const std::string text = testing::readFile(path);
+  // The graph is ExecuTorch's printout verbatim, after the comment header.
+  std::size_t body = 0;
+  while (body < text.size() && text[body] == '#') body = std::min(text.find('\n', body), text.size() - 1) + 1;
+  const std::string printout = testing::readFile(testing::realGraphsDir() / file);
+  EXPECT_EQ(text.substr(body, printout.size()), printout) << file << " is not the printout verbatim";
+  Result<Program> read = readProgram(text, path.string());
   EXPECT_TRUE(read.ok()) << formatAll(read.errors);
   return read.ok() ? *read : Program{};
 }
 
-TEST(UpstreamModel, ReproducesTheRealTestMutableBuffersGraph) {
-  Program before = readReal("04-et-mutable-buffers-before-writeback.txt");
-  // Reading the "after" printout lifts its trailing copy_ block back into mutation outputs
-  // (signature inference), which gives the signature export produced for "before".
-  const Program after = readReal("05-et-mutable-buffers-after-writeback.txt");
-  ASSERT_EQ(before.graph, after.graph);
-  ASSERT_EQ(after.signature.outputs.size(), 3u);
-  before.signature = after.signature;
-  EXPECT_EQ(before.signature.outputs[1].name, "x");
-  PlacedProgram placed = upstream(before);
-  ASSERT_FALSE(placed.failure);
-  // 05, with FX's current copy names (it printed copy__default, copy__default_1 then).
-  EXPECT_EQ(nodeNames(placed),
-            (Names{"b_state", "b_direct_copy_from_input", "_lifted_tensor_constant2", "x", "aten_add_tensor",
-                   "dim_order_ops__to_dim_order_copy_default", "aten_add_tensor_1", "copy_", "copy__1", "output"}));
-  expectCopy(placed, "copy_", "b_state", "aten_add_tensor_1");
-  expectCopy(placed, "copy__1", "b_direct_copy_from_input", "x");
-  EXPECT_EQ(returnedNames(placed), (Names{"copy_", "copy__1", "aten_add_tensor"}));
+TEST(UpstreamModel, ReproducesExecuTorchsAfterPrintoutsWithFxNames) {
+  const std::pair<const char*, const char*> pairs[] = {
+      {"04-et-mutable-buffers-before-writeback.txt", "05-et-mutable-buffers-after-writeback.txt"},
+      {"06-et-mutable-buffer-2024-before-writeback.txt", "07-et-mutable-buffer-2024-after-writeback.txt"},
+  };
+  for (const auto& [beforeFile, afterFile] : pairs) {
+    SCOPED_TRACE(afterFile);
+    const Program before = readSigned(beforeFile);
+    const Program after = readSigned(afterFile);
+    ASSERT_FALSE(before.signatureInferred);
+    ASSERT_FALSE(after.signatureInferred);
+    PlacedProgram placed = upstream(before);
+    ASSERT_FALSE(placed.failure);
+    // The same nodes with the same names, targets and arguments in the same order, the same
+    // output tuple, and the same specs.
+    EXPECT_EQ(nodeNames(placed), [&] {
+      Names names;
+      for (const Node& n : after.graph.nodes) names.push_back(n.name);
+      return names;
+    }());
+    EXPECT_EQ(placed.program.graph, after.graph);
+    EXPECT_EQ(placed.program.signature, after.signature);
+  }
+  // Spelled out for 04 -> 05: both copies before the output, in spec order, named by FX.
+  PlacedProgram placed = upstream(readSigned("04-et-mutable-buffers-before-writeback.txt"));
+  expectCopy(placed, "copy__default", "b_state", "aten_add_tensor_1");
+  expectCopy(placed, "copy__default_1", "b_direct_copy_from_input", "x");
+  EXPECT_EQ(returnedNames(placed), (Names{"copy__default", "copy__default_1", "aten_add_tensor"}));
+  EXPECT_EQ(specNames(placed), (Names{"copy__default", "copy__default_1", "aten_add_tensor"}));
+}
+
+TEST(Pr20744Model, EveryVersionPlacesTestMutableBuffersAsThePrsExpectedGraph) {
+  // The PR's edit of test_mutable_buffers' "After" comment: copy__default_1 (from the
+  // placeholder x) right after the placeholders, copy__default right after its value.
+  const Program before = readSigned("04-et-mutable-buffers-before-writeback.txt");
+  for (Pr20744Version version : kEveryVersion) {
+    PlacedProgram placed = prAt(version, before);
+    ASSERT_FALSE(placed.failure);
+    EXPECT_EQ(nodeNames(placed),
+              (Names{"b_state", "b_direct_copy_from_input", "_lifted_tensor_constant2", "x", "copy__default_1",
+                     "aten_add_tensor", "dim_order_ops__to_dim_order_copy_default", "aten_add_tensor_1",
+                     "copy__default", "output"}));
+    EXPECT_EQ(returnedNames(placed), (Names{"copy__default", "copy__default_1", "aten_add_tensor"}));
+  }
+}
+
+TEST(UpstreamModel, FxNamesSkipNamesTheGraphHas) {
+  // A graph that already has copy__default (a program placed once) gets copy__default_1 next,
+  // as FX's namespace gives it; `early` keeps wbcheck's own names.
+  Program program = Builder()
+                        .buffer("b_s", "s")
+                        .input("x")
+                        .call("copy__default", "aten::add.Tensor", {R("x"), I(1)})
+                        .call("mul", "aten::mul.Tensor", {R("copy__default"), I(2)})
+                        .returns({bufferMut("mul", "s")});
+  PlacedProgram placed = upstream(program);
+  ASSERT_EQ(placed.copies.size(), 1u);
+  EXPECT_EQ(placed.copies[0].copyNode, "copy__default_1");
+  PlacedProgram ours = placeEarly(program, tableFor(program));
+  ASSERT_EQ(ours.copies.size(), 1u);
+  EXPECT_EQ(ours.copies[0].copyNode, "copy_");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -295,34 +349,40 @@ TEST(UpstreamModel, B2CopiesFirstAndPositionalRenaming) {
   ASSERT_FALSE(placed.failure);
   ASSERT_EQ(placed.copies.size(), 1u);
   ASSERT_EQ(placed.skipped.size(), 1u);
-  expectCopy(placed, "copy_", "x", "add");
-  EXPECT_EQ(before(placed, "output"), "copy_");
+  expectCopy(placed, "copy__default", "x", "add");
+  EXPECT_EQ(before(placed, "output"), "copy__default");
   // The tuple becomes (copy_x, index_put_, mul); the BUFFER_MUTATION spec now names copy_ and
   // the USER_INPUT_MUTATION spec names index_put_: the emitter drops the user-input copy.
-  EXPECT_EQ(returnedNames(placed), (Names{"copy_", "index_put_", "mul"}));
-  EXPECT_EQ(specNames(placed), (Names{"copy_", "index_put_", "mul"}));
+  EXPECT_EQ(returnedNames(placed), (Names{"copy__default", "index_put_", "mul"}));
+  EXPECT_EQ(specNames(placed), (Names{"copy__default", "index_put_", "mul"}));
   EXPECT_EQ(placed.program.signature.outputs[0].kind, OutputKind::BufferMutation);
   EXPECT_EQ(placed.program.signature.outputs[1].kind, OutputKind::UserInputMutation);
 }
 
-TEST(Pr20744Model, B2ProgramKeepsPositions) {
-  PlacedProgram placed = pr(b2Program());
-  ASSERT_FALSE(placed.failure);
-  ASSERT_EQ(placed.copies.size(), 1u);
-  expectCopy(placed, "copy_", "x", "add");
-  // index_put_(b_cache, [i], x) "aliases every input" (H11), so it counts as an alias of x;
-  // mul is the last direct reader of x.
-  expectRule(placed, "copy_", CopyRule::R2, "mul");
-  EXPECT_EQ(before(placed, "copy_"), "mul");
-  EXPECT_EQ(returnedNames(placed), (Names{"index_put_", "copy_", "mul"}));
-  EXPECT_EQ(specNames(placed), (Names{"index_put_", "copy_", "mul"}));
+TEST(Pr20744Model, B2EveryVersionKeepsUpstreamsOutputLayout) {
+  // The PR changes where `_insert_copy` puts the copies, not the tuple it builds nor the
+  // positional renaming: B2 is the PR's too, in every version.
+  for (Pr20744Version version : kEveryVersion) {
+    PlacedProgram placed = prAt(version, b2Program());
+    ASSERT_FALSE(placed.failure);
+    ASSERT_EQ(placed.copies.size(), 1u);
+    expectCopy(placed, "copy__default", "x", "add");
+    // index_put_(b_cache, [i], x) "aliases every input" (H11), so it counts as an alias of x;
+    // mul is the last direct reader of x.
+    expectRule(placed, "copy__default", CopyRule::R2, "mul");
+    EXPECT_EQ(before(placed, "copy__default"), "mul");
+    EXPECT_EQ(returnedNames(placed), (Names{"copy__default", "index_put_", "mul"}));
+    EXPECT_EQ(specNames(placed), (Names{"copy__default", "index_put_", "mul"}));
+    EXPECT_EQ(placed.program.signature.outputs[0].kind, OutputKind::BufferMutation);
+  }
 }
 
-TEST(Draft13857Model, B2ProgramKeepsPositions) {
+TEST(Draft13857Model, B2KeepsUpstreamsOutputLayout) {
   PlacedProgram placed = draft(b2Program());
   ASSERT_FALSE(placed.failure);
-  expectRule(placed, "copy_", CopyRule::R2, "mul");
-  EXPECT_EQ(returnedNames(placed), (Names{"index_put_", "copy_", "mul"}));
+  expectRule(placed, "copy__default", CopyRule::R2, "mul");
+  EXPECT_EQ(returnedNames(placed), (Names{"copy__default", "index_put_", "mul"}));
+  EXPECT_EQ(specNames(placed), (Names{"copy__default", "index_put_", "mul"}));
 }
 
 TEST(UpstreamModel, BufferNameCollidesWithUserInput) {
@@ -337,7 +397,7 @@ TEST(UpstreamModel, BufferNameCollidesWithUserInput) {
   for (PlacedProgram placed : {upstream(program), pr(program), draft(program)}) {
     ASSERT_FALSE(placed.failure);
     ASSERT_EQ(placed.copies.size(), 1u);
-    expectCopy(placed, "copy_", "x", "add");
+    expectCopy(placed, "copy__default", "x", "add");
     EXPECT_EQ(placed.copies[0].buffer, "x");
     EXPECT_EQ(placed.program.signature.outputs[0].kind, OutputKind::BufferMutation);
     EXPECT_EQ(placed.program.signature.outputs[0].target, "x");
@@ -368,11 +428,42 @@ TEST(UpstreamModel, DeadCodeElimination) {
   // Removed: pure nodes without users (a chain too), the schema-less delegate call with its
   // getitem, then the get_attr that only fed it. Kept: mutable schemas, FX's side-effectful
   // asserts, and an op overload whose schema we lack (it might be mutable in torch).
-  EXPECT_EQ(nodeNames(placed), (Names{"b_s", "x", "relu_", "assert_async", "mystery", "v", "copy_", "output"}));
+  EXPECT_EQ(nodeNames(placed), (Names{"b_s", "x", "relu_", "assert_async", "mystery", "v", "copy__default", "output"}));
 }
 
 // The hazards of executorch-semantics §4.4 are corpus files (corpus/hazards/), each stating what
 // every placement makes of it; tests/hazards_test.cpp runs them.
+
+TEST(Pr20744Model, TheOutputNodeIsAnAliasOnlyAtFf2892d4) {
+  // b_b is returned as a user output, so the output node uses it; both values are returned.
+  // At ff2892d4 the output node joins the forward aliases of b_b and of the first value, so
+  // the guard sees a dependence and sends both copies to the end; from b6457f4 on it does not.
+  Program program = Builder()
+                        .buffer("b_a", "a")
+                        .buffer("b_b", "b")
+                        .input("x")
+                        .call("mul", "aten::mul.Tensor", {R("x"), I(2)})
+                        .call("add", "aten::add.Tensor", {R("x"), I(1)})
+                        .call("sub", "aten::sub.Tensor", {R("x"), I(1)})
+                        .returns({bufferMut("mul", "a"), bufferMut("add", "b"), userOut("b_b"), userOut("sub")});
+  PlacedProgram old = prAt(Pr20744Version::Ff2892d4, program);
+  ASSERT_FALSE(old.failure);
+  EXPECT_EQ(nodeNames(old),
+            (Names{"b_a", "b_b", "x", "mul", "add", "sub", "copy__default", "copy__default_1", "output"}));
+  expectRule(old, "copy__default", CopyRule::End, "");
+  EXPECT_NE(explanationOf(old, "copy__default")->text.find("%output aliases the buffer b_b"), std::string::npos)
+      << explanationOf(old, "copy__default")->text;
+  for (Pr20744Version version : {Pr20744Version::B6457f4, Pr20744Version::At82a8901}) {
+    PlacedProgram placed = prAt(version, program);
+    ASSERT_FALSE(placed.failure);
+    EXPECT_EQ(nodeNames(placed),
+              (Names{"b_a", "b_b", "x", "mul", "copy__default", "add", "copy__default_1", "sub", "output"}));
+    expectRule(placed, "copy__default", CopyRule::R1, "mul");
+    expectRule(placed, "copy__default_1", CopyRule::R1, "add");
+    EXPECT_EQ(returnedNames(placed), (Names{"copy__default", "copy__default_1", "b_b", "sub"}));
+  }
+}
+
 
 TEST(Pr20744Model, CopiesAtTheSameAnchorComeOutReversed) {
   // Two independent write-backs whose latest node is the same: each inserting_after(mul)
@@ -386,13 +477,13 @@ TEST(Pr20744Model, CopiesAtTheSameAnchorComeOutReversed) {
                         .returns({bufferMut("mul", "a"), bufferMut("mul", "b"), userOut("add")});
   PlacedProgram p = pr(program);
   ASSERT_FALSE(p.failure);
-  EXPECT_EQ(nodeNames(p), (Names{"b_a", "b_b", "x", "mul", "copy__1", "copy_", "add", "output"}));
-  expectCopy(p, "copy_", "b_a", "mul");
-  expectCopy(p, "copy__1", "b_b", "mul");
+  EXPECT_EQ(nodeNames(p), (Names{"b_a", "b_b", "x", "mul", "copy__default_1", "copy__default", "add", "output"}));
+  expectCopy(p, "copy__default", "b_a", "mul");
+  expectCopy(p, "copy__default_1", "b_b", "mul");
   // Explanations come in graph order.
   ASSERT_EQ(p.copies.size(), 2u);
-  EXPECT_EQ(p.copies[0].copyNode, "copy__1");
-  EXPECT_EQ(returnedNames(p), (Names{"copy_", "copy__1", "add"}));
+  EXPECT_EQ(p.copies[0].copyNode, "copy__default_1");
+  EXPECT_EQ(returnedNames(p), (Names{"copy__default", "copy__default_1", "add"}));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -449,13 +540,11 @@ TEST(PlacementModels, TotalOnRandomPrograms) {
     Program program = randomProgram(rng);
     const bool hasPlaceholders = !program.signature.inputs.empty();
     const SchemaTable table = tableFor(program, builtins);
-    for (Placement placement : {Placement::Upstream, Placement::Pr20744, Placement::Draft13857}) {
-      PlacedProgram placed;
-      if (placement == Placement::Upstream) placed = placeUpstream(program, table);
-      if (placement == Placement::Pr20744) placed = placePr20744(program, table);
-      if (placement == Placement::Draft13857) placed = placeDraft13857(program, table);
+    for (Placement placement : allPlacements()) {
+      if (!isModelOfRealCode(placement)) continue;
+      PlacedProgram placed = place(program, placement, table);
       if (placed.failure) {
-        EXPECT_EQ(placement, Placement::Pr20744) << *placed.failure;
+        EXPECT_EQ(placement, Placement::Pr20744_ff2892d4) << *placed.failure;
         EXPECT_FALSE(hasPlaceholders) << *placed.failure;
         EXPECT_EQ(placed.program, program);
         continue;

@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -52,11 +53,29 @@ std::string layout(const Program& p) {
 Program loadHazard(const std::string& name) { return loadProgram(corpusDir() / "hazards" / (name + ".txt")); }
 
 TEST(Placement, NamesRoundTrip) {
-  EXPECT_EQ(allPlacements().size(), 5u);
+  EXPECT_EQ(allPlacements().size(), 7u);
   for (Placement p : allPlacements()) EXPECT_EQ(placementFromString(toString(p)), p);
   EXPECT_EQ(toString(Placement::Early), "early");
-  EXPECT_EQ(toString(Placement::Pr20744), "pr20744");
+  EXPECT_EQ(toString(Placement::Pr20744_ff2892d4), "pr20744@ff2892d4");
+  EXPECT_EQ(toString(Placement::Pr20744_b6457f4), "pr20744@b6457f4");
+  EXPECT_EQ(toString(Placement::Pr20744_82a8901), "pr20744@82a8901");
   EXPECT_FALSE(placementFromString("earliest").has_value());
+  EXPECT_FALSE(placementFromString("pr20744@").has_value());
+  EXPECT_FALSE(placementFromString("pr20744@0000000").has_value());
+}
+
+TEST(Placement, PlainPr20744IsTheLatestVersionAndPrintsIt) {
+  EXPECT_EQ(placementFromString("pr20744"), kLatestPr20744);
+  EXPECT_EQ(toString(*placementFromString("pr20744")), "pr20744@82a8901");
+  // Every version is listed once, oldest first; plain `pr20744` is no placement of its own.
+  std::vector<std::string_view> versions;
+  for (Placement p : allPlacements())
+    if (isPr20744(p)) versions.push_back(toString(p));
+  EXPECT_EQ(versions, (std::vector<std::string_view>{"pr20744@ff2892d4", "pr20744@b6457f4", "pr20744@82a8901"}));
+  EXPECT_EQ(placementNames(" | "),
+            "early | end | upstream | pr20744@ff2892d4 | pr20744@b6457f4 | pr20744@82a8901 | draft13857");
+  for (Placement p : allPlacements())
+    EXPECT_EQ(isModelOfRealCode(p), p != Placement::Early && p != Placement::End) << toString(p);
 }
 
 // The rules print as `place --explain`, `--json` and the corpus files write them.

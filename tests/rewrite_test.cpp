@@ -79,7 +79,7 @@ TEST(Rewrite, PlacedProgramsReferToTheRightNodesAfterTheCopies) {
   for (const std::filesystem::path& file : testing::filesUnder(testing::corpusDir() / "hazards")) {
     const Program program = testing::loadProgram(file);
     const SchemaTable table = schemasFor(program, builtinSchemas());
-    for (Placement placement : {Placement::End, Placement::Early, Placement::Upstream, Placement::Pr20744}) {
+    for (Placement placement : {Placement::End, Placement::Early, Placement::Upstream, Placement::Pr20744_ff2892d4}) {
       const PlacedProgram placed = place(program, placement, table);
       if (placed.failure || placed.copies.empty()) continue;
       ++placedWithCopies;
