@@ -28,15 +28,17 @@ for f in corpus/real/*.txt corpus/hazards/*.txt corpus/models/*.txt; do
   printf '   %-70s %s\n' "$f" "$verdict"
 done
 
-echo; echo "2. Each placement on the hazard corpus (holds = agrees with S_par in both view modes)"
-printf '   %-52s' "program"; for p in early end upstream pr20744 draft13857; do printf ' %-10s' "$p"; done; echo
+echo; echo "2. Each placement on the hazard corpus (holds = agrees with S_par in both view modes;"
+echo "   one column per version of PR #20744, named pr20744@COMMIT)"
+mapfile -t placements < <($wb placements)
+printf '   %-52s' "program"; for p in "${placements[@]}"; do printf ' %-16s' "$p"; done; echo
 for f in corpus/hazards/*.txt; do
   printf '   %-52s' "$(basename "$f" .txt)"
-  for p in early end upstream pr20744 draft13857; do
+  for p in "${placements[@]}"; do
     $wb check "$f" --placement "$p" --seed "$seed" --inputs 2 >/dev/null 2>&1
     case $? in 0) v=holds;; 1) v=BUG;; 2) v=error;; *) v=unknown;; esac
     [ "$p" = early ] && [ "$v" != holds ] && status=1
-    printf ' %-10s' "$v"
+    printf ' %-16s' "$v"
   done
   echo
 done
