@@ -68,7 +68,7 @@ TEST(OracleCorpus, MismatchReportNamesNodeBufferAndReplay) {
   EXPECT_EQ(m.firstDivergingNode, "sum_1");
   EXPECT_TRUE(m.difference.isOutput);
   EXPECT_NE(m.difference.expected, m.difference.actual);
-  EXPECT_EQ(m.replay, "wbcheck check h05.txt --placement pr20744 --seed 7");
+  EXPECT_EQ(m.replay, "wbcheck check h05.txt --placement pr20744@ff2892d4 --seed 7");
   std::string text = formatReport(r);
   EXPECT_NE(text.find("first diverging node: %sum_1"), std::string::npos) << text;
   EXPECT_NE(text.find("alias-views"), std::string::npos) << text;
