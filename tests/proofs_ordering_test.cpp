@@ -46,8 +46,7 @@ const SchemaTable& builtins() {
   return table;
 }
 
-const std::vector<Placement> kAllPlacements = {Placement::Early, Placement::End, Placement::Upstream,
-                                               Placement::Pr20744, Placement::Draft13857};
+const std::vector<Placement> kAllPlacements = allPlacements();
 
 OrderingOptions refutationOnly() {
   OrderingOptions o;
@@ -214,14 +213,14 @@ TEST(ProofsOrdering, HazardRefutationsNameTheBrokenConstraintInGraphWords) {
     const Program p = testing::loadProgram(testing::corpusDir() / "hazards" / file);
     return refuter().prove(p, placement, schemasFor(p, builtins()));
   };
-  const OrderingReport h4 = refutationOf("h04_list_argument_write.txt", Placement::Pr20744);
+  const OrderingReport h4 = refutationOf("h04_list_argument_write.txt", Placement::Pr20744_ff2892d4);
   ASSERT_EQ(h4.verdict, Verdict::Refuted);
   ASSERT_FALSE(h4.violations.empty());
   EXPECT_EQ(h4.violations[0].text, "copy_(b_s) at 3 precedes %scale_all_ at 5, which writes %add's storage through list argument 0")
-      << formatOrderingReport(h4, "pr20744");
+      << formatOrderingReport(h4, "pr20744@ff2892d4");
   EXPECT_EQ(h4.dependences[h4.violations[0].dependence].kind, DepKind::AfterValueWrite);
 
-  const OrderingReport h5 = refutationOf("h05_view_copy_becomes_view.txt", Placement::Pr20744);
+  const OrderingReport h5 = refutationOf("h05_view_copy_becomes_view.txt", Placement::Pr20744_ff2892d4);
   ASSERT_EQ(h5.violations.size(), 1u);
   EXPECT_NE(h5.violations[0].text.find("copy_(b_s) at 4 precedes %sum_1 at 5, which reads b_s's storage through "
                                        "%view_copy"),
@@ -244,7 +243,7 @@ TEST(ProofsOrdering, HazardRefutationsNameTheBrokenConstraintInGraphWords) {
   ASSERT_EQ(b2.faults.size(), 1u);
   EXPECT_EQ(b2.faults[0].kind, FaultKind::OutputLayout);
 
-  const OrderingReport h7 = refutationOf("h07_no_placeholders.txt", Placement::Pr20744);
+  const OrderingReport h7 = refutationOf("h07_no_placeholders.txt", Placement::Pr20744_ff2892d4);
   ASSERT_EQ(h7.faults.size(), 1u);
   EXPECT_EQ(h7.faults[0].kind, FaultKind::PlacementFailed);
   EXPECT_EQ(h7.verdict, Verdict::Refuted);
@@ -505,7 +504,12 @@ void expectModelAgrees(Placement placement) {
   RC_ASSERT(c.comparison != Comparison::ProofUnconfirmed);
 }
 
-RC_GTEST_PROP(ProofsOrderingProperties, Pr20744RefutedIffTheOracleFindsABug, ()) { expectModelAgrees(Placement::Pr20744); }
+RC_GTEST_PROP(ProofsOrderingProperties, Pr20744Ff2892d4RefutedIffTheOracleFindsABug, ()) {
+  expectModelAgrees(Placement::Pr20744_ff2892d4);
+}
+RC_GTEST_PROP(ProofsOrderingProperties, Pr20744Latest82a8901RefutedIffTheOracleFindsABug, ()) {
+  expectModelAgrees(Placement::Pr20744_82a8901);
+}
 RC_GTEST_PROP(ProofsOrderingProperties, Draft13857RefutedIffTheOracleFindsABug, ()) {
   expectModelAgrees(Placement::Draft13857);
 }
