@@ -1,7 +1,9 @@
 # tests/layering.cmake: DESIGN §1's dependency direction, checked on the sources and on the
 # library targets (ctest runs it as Layering.DependenciesPointOneWay):
 #
-#   core <- oracle, gen, proofs <- campaign <- fuzz, cli, tests, bench
+#   core <- oracle, gen, proofs, draw <- campaign <- fuzz, cli, tests, bench
+#
+# (draw/ reads the oracle's verdicts: it sits beside proofs/, above core/ and oracle/.)
 #
 # - every `#include "DIR/..."` of a directory names DIR itself or a directory it may depend on;
 # - every wbcheck_* library a library target links is one it may depend on (LINKS_<dir> holds
@@ -15,11 +17,12 @@ set(allowed_core "")
 set(allowed_oracle core)
 set(allowed_gen core)
 set(allowed_proofs core oracle)
-set(allowed_campaign core oracle gen proofs)
-set(allowed_fuzz core oracle gen proofs campaign)
-set(allowed_cli core oracle gen proofs campaign)
-set(checked core oracle gen proofs campaign fuzz cli)
-set(libraries core oracle gen proofs campaign)
+set(allowed_draw core oracle)
+set(allowed_campaign core oracle gen proofs draw)
+set(allowed_fuzz core oracle gen proofs draw campaign)
+set(allowed_cli core oracle gen proofs draw campaign)
+set(checked core oracle gen proofs draw campaign fuzz cli)
+set(libraries core oracle gen proofs draw campaign)
 
 set(violations "")
 foreach(dir ${checked})
