@@ -22,5 +22,6 @@ void registerShrink(CLI::App& app, Action& action, const std::vector<std::string
 void registerProve(CLI::App& app, Action& action, const std::vector<std::string>& argv);
 void registerValidate(CLI::App& app, Action& action, const std::vector<std::string>& argv);
 void registerPlacements(CLI::App& app, Action& action, const std::vector<std::string>& argv);
+void registerDraw(CLI::App& app, Action& action, const std::vector<std::string>& argv);
 
 }  // namespace wb::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   registerShrink(app, action, args);
   registerValidate(app, action, args);
   registerPlacements(app, action, args);
+  registerDraw(app, action, args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

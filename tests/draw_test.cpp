@@ -331,5 +331,58 @@ std::string testName(const ::testing::TestParamInfo<fs::path>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Corpus, DrawCorpus, ::testing::ValuesIn(corpusPrograms()), testName);
 
+// ---------------------------------------------------------------------------------------------
+// The command.
+
+struct CommandRun {
+  int exitCode = -1;
+  std::string err;
+};
+
+CommandRun run(const std::string& command) {
+  const fs::path err = fs::temp_directory_path() / ("wbcheck_draw_err_" + std::to_string(::getpid()));
+  const int status = std::system((command + " > /dev/null 2> " + err.string()).c_str());
+  CommandRun r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, readFile(err)};
+  fs::remove(err);
+  return r;
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("wbcheck_draw_cli_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST(DrawCli, ExitCodesFollowTheVerdict) {
+  const std::string wbcheck = WBCHECK_BINARY;
+  const std::string h5 = hazard("h05_view_copy_becomes_view.txt").string();
+  const fs::path dir = scratch("exit");
+  EXPECT_EQ(run(wbcheck + " draw " + h5 + " --dot " + (dir / "a.dot").string()).exitCode, 0);
+  EXPECT_EQ(readFile(dir / "a.dot"), drawFile(h5, Placement::Early).dot);  // titled with the file's name
+  EXPECT_EQ(run(wbcheck + " draw " + h5 + " --placement pr20744 --svg " + (dir / "b.svg").string()).exitCode, 1);
+  EXPECT_EQ(xmlProblem(readFile(dir / "b.svg")), "");
+  EXPECT_EQ(run(wbcheck + " draw " + h5 + " --placement nonsense").exitCode, 2);
+  EXPECT_EQ(run(wbcheck + " draw " + (dir / "missing.txt").string()).exitCode, 2);
+  EXPECT_EQ(run(wbcheck + " draw " + h5 + " --svg a.svg --dot a.dot").exitCode, 2);
+  fs::remove_all(dir);
+}
+
+TEST(DrawCli, SvgWithoutDotOnPathIsAClearUsageError) {
+  const std::string wbcheck = WBCHECK_BINARY;
+  const fs::path dir = scratch("nodot");
+  const CommandRun r = run("PATH=" + dir.string() + " " + wbcheck + " draw " + hazard("h05_view_copy_becomes_view.txt").string() +
+                    " --svg " + (dir / "x.svg").string());
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("graphviz's `dot` is not on PATH"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "x.svg"));
+  // --dot needs no graphviz.
+  EXPECT_EQ(run("PATH=" + dir.string() + " " + wbcheck + " draw " + hazard("h05_view_copy_becomes_view.txt").string() +
+                " --dot " + (dir / "x.dot").string())
+                .exitCode,
+            0);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace wb::draw
