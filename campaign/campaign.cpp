@@ -529,6 +529,8 @@ std::string formatArtifact(const ShrunkFinding& finding, const ArtifactInfo& inf
   s << "# replay: wbcheck check " << fileName << " --placement " << toString(key.placement) << " --seed " << info.seed
     << "\n";
   if (!info.foundBy.empty()) s << "# found by: " << info.foundBy << "\n";
+  if (!info.picture.empty())
+    s << "# picture: " << info.picture << " (redraw: wbcheck draw " << fileName << " --svg " << info.picture << ")\n";
   s << "# early holds on it (wbcheck check " << fileName << " --seed " << info.seed << ").\n";
   s << writeProgram(finding.program);
   return s.str();
@@ -551,6 +553,13 @@ std::string artifactFileName(const FindingKey& key, std::string_view shape) {
   char hex[9];
   std::snprintf(hex, sizeof hex, "%08x", fnv1a(shape));
   return std::string(toString(key.placement)) + "_" + std::string(hazardId(key.hazard)) + "_" + hex + ".txt";
+}
+
+std::string pictureFileName(std::string_view artifactPath) {
+  constexpr std::string_view kText = ".txt";
+  if (artifactPath.size() > kText.size() && artifactPath.substr(artifactPath.size() - kText.size()) == kText)
+    artifactPath.remove_suffix(kText.size());
+  return std::string(artifactPath) + ".svg";
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -169,11 +169,14 @@ struct ArtifactInfo {
   std::uint64_t seed = 0;     // case seed (= oracle input seed)
   std::string foundBy;        // the command line that found it ("" for shrink)
   std::string mode;           // generator mode, if generated
+  std::string picture;        // the finding's picture (pictureFileName of the artifact's path);
+                              // "" when none is drawn
 };
 
 // The form-1 text of a shrunk finding with its header comment: placement, verdict, hazard
 // class, target, seed, the replay command (`wbcheck check FILE --placement P --seed S`) and
-// the command that found it. `fileName` is what the replay line calls the file.
+// the command that found it, and its picture when info.picture names one. `fileName` is what the
+// replay line calls the file.
 std::string formatArtifact(const ShrunkFinding& finding, const ArtifactInfo& info, std::string_view fileName);
 
 // The header fields formatArtifact writes, read back (for replay tests and `wbcheck shrink`
@@ -190,6 +193,10 @@ ArtifactHeader parseArtifactHeader(std::string_view text);
 
 // A file name for a finding: "<placement>_<hazard id>_<8 hex digits of the shape>.txt".
 std::string artifactFileName(const FindingKey& key, std::string_view shape);
+
+// The picture beside an artifact: "dir/NAME.txt" -> "dir/NAME.svg" (a path not ending in .txt
+// gets ".svg" appended).
+std::string pictureFileName(std::string_view artifactPath);
 
 // ---------------------------------------------------------------------------------------------
 // Aggregation.

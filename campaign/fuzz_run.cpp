@@ -50,6 +50,7 @@ FuzzPlanOrError planFuzzRun(const FuzzOptions& options, std::string foundBy) {
   worker.seconds = options.cases == 0 && options.seconds == 0 ? 60.0 : options.seconds;
   worker.outDir = options.out;
   worker.foundBy = std::move(foundBy);
+  worker.draw = !options.noDraw;
   out.plan = std::move(plan);
   return out;
 }

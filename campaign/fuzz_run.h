@@ -29,6 +29,7 @@ struct FuzzOptions {
   int jobs = 1;
   bool untilFound = false;
   std::string untilClasses;  // "all" or comma-separated hazard ids
+  bool noDraw = false;       // no picture beside each finding
 };
 
 // What a run does.

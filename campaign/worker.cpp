@@ -51,7 +51,8 @@ void runWorker(const WorkerConfig& config, const std::function<void(const Findin
         record.count = 1;
         const std::string path =
             (std::filesystem::path(config.outDir) / artifactFileName(record.key, record.shape)).string();
-        const ArtifactInfo info{WBCHECK_VERSION, seed, config.foundBy, std::string(gen::toString(result.mode))};
+        const ArtifactInfo info{WBCHECK_VERSION, seed, config.foundBy, std::string(gen::toString(result.mode)),
+                                config.draw ? pictureFileName(path) : std::string()};
         record.artifact = formatArtifact(shrunk, info, path);
         if (!seenShapes.insert(describe(record.key) + record.shape).second) record.artifact.clear();
         report(record);

@@ -27,6 +27,7 @@ struct WorkerConfig {
   std::chrono::steady_clock::time_point start;  // of the run: time limit, time to find
   std::string outDir;       // where the artifacts go: their replay lines name the file there
   std::string foundBy;      // the command line, for the artifacts' `# found by:`
+  bool draw = true;         // the artifacts' headers name a picture beside them (the CLI draws it)
   ShrinkPolicy shrink;
 };
 

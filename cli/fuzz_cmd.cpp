@@ -1,6 +1,7 @@
 // cli/fuzz_cmd.cpp: `wbcheck fuzz [--time S | --cases N] [--seed S] [--placement P] [--mode M]
-// [--nodes N] [--out DIR] [--jobs J] [--until-found] [--until-classes LIST]`: generates programs,
-// checks them with one placement, shrinks and writes every new finding, prints a summary.
+// [--nodes N] [--out DIR] [--jobs J] [--until-found] [--until-classes LIST] [--no-draw]`: generates
+// programs, checks them with one placement, shrinks and writes every new finding (NAME.txt, and
+// its picture NAME.svg), prints a summary.
 //
 // The logic (options, cases, classification, shrinking, deduplication, artifacts, summary) is
 // campaign/ (campaign/fuzz_run.h, campaign/worker.h); the worker processes and Ctrl-C are
@@ -14,6 +15,8 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/fuzz_pool.h"
+#include "cli/picture.h"
+#include "draw/render.h"
 
 namespace wb::cli {
 
@@ -33,6 +36,10 @@ int runFuzz(const campaign::FuzzOptions& options, const std::vector<std::string>
     return kInputError;
   }
   campaign::FuzzPlan& plan = *planned.plan;
+  if (plan.worker.draw && !draw::findOnPath("dot")) {
+    std::cerr << me << ": " << draw::kDotMissing << " (or pass --no-draw: findings without pictures)\n";
+    return kInputError;
+  }
   std::error_code ec;
   std::filesystem::create_directories(options.out, ec);
   if (ec) {
@@ -48,8 +55,17 @@ int runFuzz(const campaign::FuzzOptions& options, const std::vector<std::string>
     const std::optional<campaign::ArtifactFile> file = campaign::addRecord(totals, std::move(r));
     if (!file) return;
     const std::string path = (std::filesystem::path(options.out) / file->fileName).string();
-    if (writeFileAtomically(path, file->text)) totals.written.push_back(path);
-    else totals.writeFailed = true;
+    if (!writeFileAtomically(path, file->text)) {
+      totals.writeFailed = true;
+      return;
+    }
+    totals.written.push_back(path);
+    if (!plan.worker.draw) return;
+    const std::string picture = campaign::pictureFileName(path);
+    if (const std::optional<std::string> error = writeFindingPicture(file->text, picture, plan.worker.campaign.inputs))
+      std::cerr << me << ": cannot draw " << picture << ": " << *error << "\n";
+    else
+      totals.written.push_back(picture);
   };
   Clock::time_point lastLine = Clock::now();
   auto onCounts = [&](const campaign::WorkerCounts& c) {
@@ -96,6 +112,7 @@ void registerFuzz(CLI::App& app, Action& action, const std::vector<std::string>&
   sub->add_option("--until-classes", options->untilClasses,
                   "stop once every listed hazard class was found: comma-separated ids (h5_view_copy, ...) or "
                   "'all' (every class executorch-semantics attributes to the placement)");
+  sub->add_flag("--no-draw", options->noDraw, "write no picture (NAME.svg, drawn by graphviz) beside each finding");
   sub->callback([&action, options, argv] { action = [options, argv] { return runFuzz(*options, argv); }; });
 }
 

@@ -1,11 +1,14 @@
-// cli/shrink_cmd.cpp: `wbcheck shrink FILE [--placement P] [--seed S] [--inputs N] [--out FILE]`:
+// cli/shrink_cmd.cpp: `wbcheck shrink FILE [--placement P] [--seed S] [--inputs N] [--out FILE] [--no-draw]`:
 // reduces a failing program while keeping its verdict (same placement, same kind of
 // divergence, same view modes, same target; `early` still holds) and writes it in form 1 with
-// the header of a campaign artifact. The work is campaign/'s shrinkFinding.
+// the header of a campaign artifact, with its picture beside --out (`--no-draw`: none). The work
+// is campaign/'s shrinkFinding.
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/picture.h"
+#include "draw/render.h"
 #include "campaign/campaign.h"
 
 namespace wb::cli {
@@ -19,6 +22,7 @@ struct ShrinkCmdOptions {
   std::optional<std::uint64_t> seed;  // empty: the file header's, else 0
   int inputs = 3;
   std::string out;        // empty: standard output
+  bool noDraw = false;    // no picture beside --out
 };
 
 int runShrink(const ShrinkCmdOptions& options, const std::vector<std::string>& argv) {
@@ -35,6 +39,10 @@ int runShrink(const ShrinkCmdOptions& options, const std::vector<std::string>& a
   }
   if (options.inputs < 1 || options.inputs > 1000) {
     std::cerr << me << ": --inputs must be between 1 and 1000\n";
+    return kInputError;
+  }
+  if (!options.noDraw && !options.out.empty() && !draw::findOnPath("dot")) {
+    std::cerr << me << ": " << draw::kDotMissing << " (or pass --no-draw: no picture beside --out)\n";
     return kInputError;
   }
   const std::uint64_t seed = options.seed ? *options.seed : header.seed.value_or(0);
@@ -65,7 +73,10 @@ int runShrink(const ShrinkCmdOptions& options, const std::vector<std::string>& a
   }
   std::string command;
   for (const std::string& a : argv) command += (command.empty() ? "" : " ") + a;
-  const campaign::ArtifactInfo info{WBCHECK_VERSION, seed, "", ""};
+  // The picture goes beside the file written; standard output has nothing beside it.
+  const bool drawPicture = !options.noDraw && !options.out.empty();
+  const std::string picture = drawPicture ? campaign::pictureFileName(options.out) : std::string();
+  const campaign::ArtifactInfo info{WBCHECK_VERSION, seed, "", "", picture};
   std::string artifact = provenanceComment(argv) +
                          campaign::formatArtifact(shrunk, info, options.out.empty() ? "FILE" : options.out);
   std::cerr << me << ": " << campaign::describe(shrunk.key) << ": " << shrunk.bodyNodesBefore << " -> "
@@ -75,6 +86,11 @@ int runShrink(const ShrinkCmdOptions& options, const std::vector<std::string>& a
   } else if (!writeFileAtomically(options.out, artifact)) {
     std::cerr << me << ": cannot write " << options.out << "\n";
     return kInputError;
+  } else if (drawPicture) {
+    if (const std::optional<std::string> error = writeFindingPicture(artifact, picture, options.inputs)) {
+      std::cerr << me << ": cannot draw " << picture << ": " << *error << "\n";
+      return kInputError;
+    }
   }
   return kHolds;
 }
@@ -95,6 +111,7 @@ void registerShrink(CLI::App& app, Action& action, const std::vector<std::string
   sub->add_option("--seed", options->seed, "oracle input seed (default: the file header's `# seed:`, else 0)");
   sub->add_option("--inputs", options->inputs, "input sets per check")->capture_default_str();
   sub->add_option("--out", options->out, "output file (written atomically; default: standard output)");
+  sub->add_flag("--no-draw", options->noDraw, "write no picture (the --out file's name with .svg, drawn by graphviz) beside --out");
   sub->callback([&action, options, argv] { action = [options, argv] { return runShrink(*options, argv); }; });
 }
 

@@ -123,7 +123,7 @@ TEST(Campaign, ArtifactHeaderAndRecordRoundTrip) {
   const Program p = loadProgram(corpusDir() / "hazards" / "h05_view_copy_becomes_view.txt");
   const FindingKey key = *classifyFinding(p, checkWith(p, Placement::Pr20744_ff2892d4, 42), schemasFor(p, builtins()));
   const ShrunkFinding s = shrinkFinding(p, key, 42, 3, builtins());
-  const std::string text = formatArtifact(s, ArtifactInfo{"0.1.0", 42, "wbcheck fuzz --seed 1", "realistic"}, "F.txt");
+  const std::string text = formatArtifact(s, ArtifactInfo{"0.1.0", 42, "wbcheck fuzz --seed 1", "realistic", ""}, "F.txt");
   const ArtifactHeader h = parseArtifactHeader(text);
   EXPECT_EQ(h.placement, "pr20744@ff2892d4");
   EXPECT_EQ(h.verdict, kPlacementDiverges);
@@ -145,6 +145,20 @@ TEST(Campaign, ArtifactHeaderAndRecordRoundTrip) {
   EXPECT_EQ(decoded->count, 3u);
   EXPECT_FALSE(decodeRecord("placement=pr20744\n"));
   EXPECT_EQ(artifactFileName(s.key, record.shape).rfind("pr20744@ff2892d4_h5_view_copy_", 0), 0u);
+  EXPECT_EQ(text.find("# picture:"), std::string::npos);  // none asked for
+}
+
+TEST(Campaign, ArtifactHeaderNamesItsPicture) {
+  const Program p = loadProgram(corpusDir() / "hazards" / "h05_view_copy_becomes_view.txt");
+  const FindingKey key = *classifyFinding(p, checkWith(p, Placement::Pr20744_ff2892d4, 42), schemasFor(p, builtins()));
+  const ShrunkFinding s = shrinkFinding(p, key, 42, 3, builtins());
+  EXPECT_EQ(pictureFileName("out/pr20744_h5_view_copy_0badf00d.txt"), "out/pr20744_h5_view_copy_0badf00d.svg");
+  EXPECT_EQ(pictureFileName("small"), "small.svg");
+  const ArtifactInfo info{"0.1.0", 42, "", "", pictureFileName("out/F.txt")};
+  const std::string text = formatArtifact(s, info, "out/F.txt");
+  EXPECT_NE(text.find("# picture: out/F.svg (redraw: wbcheck draw out/F.txt --svg out/F.svg)\n"), std::string::npos)
+      << text;
+  EXPECT_TRUE(readProgram(text).ok());
 }
 
 TEST(Campaign, FindingTableDeduplicatesByClassAndShape) {
@@ -494,13 +508,27 @@ TEST(CampaignCli, FuzzExitCodesAndArtifacts) {
             1);
   std::size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir / "pr")) {
+    if (entry.path().extension() != ".txt") continue;
     ++files;
     const std::string text = readFile(entry.path());
     EXPECT_NE(text.find("# found by: "), std::string::npos);
     EXPECT_NE(text.find("# seed: "), std::string::npos);
     EXPECT_TRUE(readProgram(text).ok()) << entry.path();
+    // Its picture beside it, named in its header.
+    const std::filesystem::path picture = std::filesystem::path(entry.path()).replace_extension(".svg");
+    EXPECT_TRUE(std::filesystem::exists(picture)) << picture;
+    EXPECT_NE(text.find("# picture: " + picture.string()), std::string::npos) << text;
+    EXPECT_NE(readFile(picture).find("</svg>"), std::string::npos);
   }
   EXPECT_GE(files, 1u);
+  // --no-draw: findings without pictures.
+  EXPECT_EQ(runCommand(wbcheck + " fuzz --placement pr20744 --cases 400 --until-found --no-draw --out " +
+                       (dir / "plain").string()),
+            1);
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "plain")) {
+    EXPECT_EQ(entry.path().extension(), ".txt") << entry.path();
+    EXPECT_EQ(readFile(entry.path()).find("# picture:"), std::string::npos);
+  }
   EXPECT_EQ(runCommand(wbcheck + " fuzz --placement nonsense --cases 1"), 2);
   EXPECT_EQ(runCommand(wbcheck + " fuzz --until-classes h99 --cases 1"), 2);
 }

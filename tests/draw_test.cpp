@@ -384,5 +384,24 @@ TEST(DrawCli, SvgWithoutDotOnPathIsAClearUsageError) {
   fs::remove_all(dir);
 }
 
+TEST(DrawCli, ShrinkWritesThePictureBesideTheFindingAndNamesIt) {
+  const std::string wbcheck = WBCHECK_BINARY;
+  const fs::path dir = scratch("shrink");
+  const std::string h5 = hazard("h05_view_copy_becomes_view.txt").string();
+  const fs::path out = dir / "h5.txt";
+  ASSERT_EQ(run(wbcheck + " shrink " + h5 + " --placement pr20744 --out " + out.string()).exitCode, 0);
+  const fs::path svg = dir / "h5.svg";
+  ASSERT_TRUE(fs::exists(svg));
+  EXPECT_EQ(xmlProblem(readFile(svg)), "");
+  EXPECT_NE(readFile(svg).find("too early"), std::string::npos);
+  EXPECT_NE(readFile(out).find("# picture: " + svg.string()), std::string::npos) << readFile(out);
+  // --no-draw: neither the picture nor its header line.
+  const fs::path plain = dir / "plain.txt";
+  ASSERT_EQ(run(wbcheck + " shrink " + h5 + " --placement pr20744 --no-draw --out " + plain.string()).exitCode, 0);
+  EXPECT_FALSE(fs::exists(dir / "plain.svg"));
+  EXPECT_EQ(readFile(plain).find("# picture:"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace wb::draw
