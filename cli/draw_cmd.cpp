@@ -82,7 +82,7 @@ void registerDraw(CLI::App& app, Action& action, const std::vector<std::string>&
       "2 usage or input error (or `dot` missing for --svg).");
   sub->add_option("FILE", options->file, "program file, or - for standard input")->required();
   sub->add_option("--placement", options->placement,
-                  "early | end | upstream | pr20744 | draft13857 (default: the file header's `# placement:`, else early)");
+                  placementNames(" | ") + " (pr20744: the latest version; default: the file header's `# placement:`, else early)");
   sub->add_option("--seed", options->seed, "oracle input seed (default: the file header's `# seed:`, else 0)");
   sub->add_option("--inputs", options->inputs, "oracle input sets")->capture_default_str();
   auto* svg = sub->add_option("--svg", options->svg, "write SVG here (runs graphviz's `dot`, found on PATH)");

@@ -58,7 +58,7 @@ Checked checkAndRefute(const fs::path& file, Placement placement) {
 // refute(): what a picture marks.
 
 TEST(DrawRefutation, H5CopyBeforeTheReaderOfTheViewIsTheBrokenDependence) {
-  const Checked c = checkAndRefute(hazard("h05_view_copy_becomes_view.txt"), Placement::Pr20744);
+  const Checked c = checkAndRefute(hazard("h05_view_copy_becomes_view.txt"), Placement::Pr20744_ff2892d4);
   ASSERT_TRUE(c.refutation.refuted());
   ASSERT_EQ(c.refutation.broken.size(), 1u);
   EXPECT_EQ(c.refutation.broken[0].first, "sum_1");
@@ -91,7 +91,7 @@ TEST(DrawRefutation, H8CopiesInTheWrongOrderBreakTheCopyToCopyDependence) {
 }
 
 TEST(DrawRefutation, H8LostWriteBackIsMissingWhereEarlyPutsIt) {
-  for (Placement p : {Placement::Upstream, Placement::Pr20744}) {
+  for (Placement p : {Placement::Upstream, Placement::Pr20744_ff2892d4}) {
     SCOPED_TRACE(toString(p));
     const Checked c = checkAndRefute(hazard("h08_copy_reads_other_copys_buffer.txt"), p);
     ASSERT_TRUE(c.refutation.refuted());
@@ -125,7 +125,7 @@ TEST(DrawRefutation, EarlyOnEveryHazardMarksNothing) {
 }
 
 TEST(DrawRefutation, PlacementFailureIsItsOwnRefutation) {
-  const Checked c = checkAndRefute(hazard("h07_no_placeholders.txt"), Placement::Pr20744);
+  const Checked c = checkAndRefute(hazard("h07_no_placeholders.txt"), Placement::Pr20744_ff2892d4);
   ASSERT_TRUE(c.refutation.placementFailure.has_value());
   EXPECT_NE(c.refutation.placementFailure->find("IndexError"), std::string::npos);
 }
@@ -142,7 +142,7 @@ struct GoldenCase {
 std::vector<GoldenCase> goldenCases() {
   return {
       {hazard("h05_view_copy_becomes_view.txt"), Placement::Early, "h05-early.dot"},
-      {hazard("h05_view_copy_becomes_view.txt"), Placement::Pr20744, "h05-pr20744.dot"},
+      {hazard("h05_view_copy_becomes_view.txt"), Placement::Pr20744_ff2892d4, "h05-pr20744.dot"},
       {hazard("h08_copy_reads_other_copys_buffer.txt"), Placement::End, "h08-end.dot"},
       {hazard("h08_copy_reads_other_copys_buffer.txt"), Placement::Upstream, "h08-upstream.dot"},
       {hazard("h10_ancestor_sibling_alias.txt"), Placement::Early, "h10-early.dot"},
@@ -181,7 +181,7 @@ TEST(DrawDot, IsTheSameEveryTime) {
 }
 
 TEST(DrawDot, RefutedPictureHasTheDashedRedEdgeAndTheRedCopy) {
-  const Drawing d = drawFile(hazard("h05_view_copy_becomes_view.txt"), Placement::Pr20744);
+  const Drawing d = drawFile(hazard("h05_view_copy_becomes_view.txt"), Placement::Pr20744_ff2892d4);
   EXPECT_TRUE(d.refuted);
   // %sum_1 is node 5 of the pr20744-placed program, the copy node 4.
   EXPECT_NE(d.dot.find("n5 -> n4 [style=dashed, color=\"#d62728\""), std::string::npos) << d.dot;
@@ -193,7 +193,7 @@ TEST(DrawDot, RefutedPictureHasTheDashedRedEdgeAndTheRedCopy) {
 }
 
 TEST(DrawDot, MissingWriteBackIsAGhostAndTheBufferIsMarked) {
-  const Drawing d = drawFile(hazard("h08_copy_reads_other_copys_buffer.txt"), Placement::Pr20744);
+  const Drawing d = drawFile(hazard("h08_copy_reads_other_copys_buffer.txt"), Placement::Pr20744_ff2892d4);
   EXPECT_TRUE(d.refuted);
   EXPECT_NE(d.dot.find("missing0 ["), std::string::npos) << d.dot;
   EXPECT_NE(d.dot.find("missing write-back of b_b"), std::string::npos);
