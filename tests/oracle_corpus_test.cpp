@@ -179,7 +179,7 @@ TEST(OracleCorpus, WithoutProgramFindingsTheVerdictIsTheSame) {
     gen::RandomChoices choices(seed);
     const Program p = generator.generate(choices).program;
     CheckOptions o;
-    o.placement = seed % 2 ? Placement::Pr20744 : Placement::Early;
+    o.placement = seed % 2 ? kLatestPr20744 : Placement::Early;
     o.seed = seed;
     o.inputs = 2;
     expectSame(p, o, schemasFor(p, generator.schemas()), "generated " + std::to_string(seed));
