@@ -119,13 +119,16 @@ std::optional<InputText> readInput(const std::string& path, const InputOptions& 
 }
 
 std::optional<LoadedProgram> loadProgram(const std::string& path, const InputOptions& options) {
-  const std::string shownName = path == "-" ? "<stdin>" : path;
   std::optional<InputText> input = readInput(path, options);
   if (!input) return std::nullopt;
+  return loadProgram(path, input->text(), options);
+}
+
+std::optional<LoadedProgram> loadProgram(const std::string& path, std::string_view text, const InputOptions& options) {
+  const std::string shownName = path == "-" ? "<stdin>" : path;
   ReadLimits limits;
   limits.maxBytes = options.maxInputMb << 20;
-  Result<Program> read = readProgram(input->text(), shownName, limits);
-  input.reset();  // the program owns its text: the input is no longer needed
+  Result<Program> read = readProgram(text, shownName, limits);
   if (!read.ok()) {
     std::cerr << formatAll(read.errors);
     return std::nullopt;

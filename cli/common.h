@@ -54,6 +54,9 @@ class InputText {
 };
 
 std::optional<LoadedProgram> loadProgram(const std::string& path, const InputOptions& options = {});
+// The same for a text already read from `path` (a command that reads the file's header too
+// reads it once: standard input cannot be read twice).
+std::optional<LoadedProgram> loadProgram(const std::string& path, std::string_view text, const InputOptions& options);
 
 // Reads a whole file or standard input, up to the size cap; nullopt (and a message) on failure.
 std::optional<InputText> readInput(const std::string& path, const InputOptions& options = {});

@@ -21,13 +21,14 @@ struct DrawCmdOptions {
   int inputs = 3;
   std::string svg;
   std::string dot;
+  InputOptions input;
 };
 
 int runDraw(const DrawCmdOptions& options) {
   const char* me = "wbcheck draw";
-  std::optional<std::string> text = readInput(options.file);
+  std::optional<InputText> text = readInput(options.file, options.input);
   if (!text) return kInputError;
-  const campaign::ArtifactHeader header = campaign::parseArtifactHeader(*text);
+  const campaign::ArtifactHeader header = campaign::parseArtifactHeader(text->text());
   const std::string placementName =
       !options.placement.empty() ? options.placement : !header.placement.empty() ? header.placement : "early";
   const std::optional<Placement> placement = placementFromString(placementName);
@@ -43,7 +44,8 @@ int runDraw(const DrawCmdOptions& options) {
     std::cerr << me << ": " << draw::kDotMissing << "\n";
     return kInputError;
   }
-  std::optional<LoadedProgram> loaded = loadProgram(options.file);
+  std::optional<LoadedProgram> loaded = loadProgram(options.file, text->text(), options.input);
+  text.reset();
   if (!loaded) return kInputError;
 
   draw::DrawOptions drawOptions;
@@ -81,6 +83,7 @@ void registerDraw(CLI::App& app, Action& action, const std::vector<std::string>&
       "Exit codes: 0 drawn and the placement holds, 1 drawn and the placement is refuted (or fails), "
       "2 usage or input error (or `dot` missing for --svg).");
   sub->add_option("FILE", options->file, "program file, or - for standard input")->required();
+  addInputOptions(*sub, options->input);
   sub->add_option("--placement", options->placement,
                   placementNames(" | ") + " (pr20744: the latest version; default: the file header's `# placement:`, else early)");
   sub->add_option("--seed", options->seed, "oracle input seed (default: the file header's `# seed:`, else 0)");

@@ -46,7 +46,8 @@ int runShrink(const ShrinkCmdOptions& options, const std::vector<std::string>& a
     return kInputError;
   }
   const std::uint64_t seed = options.seed ? *options.seed : header.seed.value_or(0);
-  std::optional<LoadedProgram> loaded = loadProgram(options.file, options.input);
+  std::optional<LoadedProgram> loaded = loadProgram(options.file, text->text(), options.input);
+  text.reset();
   if (!loaded) return kInputError;
 
   oracle::CheckOptions check;

@@ -585,10 +585,19 @@ Drawing drawProgram(const Program& program, const SchemaTable& schemas, const Dr
       const PlacedProgram early =
           options.placement == Placement::Early ? PlacedProgram{} : place(program, Placement::Early, schemas);
       refutation = refute(program, placed, options.placement == Placement::Early ? placed : early, report, schemas);
+      const bool oracleRefutes = refutation.refuted();
+      proofs::OrderingOptions proofOptions;
+      proofOptions.minimality = false;  // the picture shows what is broken, not what is late
+      useProofViolations(proofs::proveOrdering(program, placed, schemas, /*requireMinimal=*/false, proofOptions),
+                         program, refutation);
       const std::string runs = " (" + std::to_string(report.inputs) + " input sets, seed " +
                                std::to_string(report.seed) + ", both view modes)";
-      out.verdict = refutation.refuted() ? "placement " + placementName + ": refuted by the oracle" + runs
-                                         : "placement " + placementName + ": the oracle finds it equal to S_par" + runs;
+      const std::string proofWords = refutation.broken.empty() ? "" : "; the ordering proof names the broken dependences";
+      out.verdict = oracleRefutes ? "placement " + placementName + ": refuted by the oracle" + runs + proofWords
+                    : refutation.refuted()
+                        ? "placement " + placementName + ": refuted by the ordering proof (the oracle's runs" + runs +
+                              " happen to see equal values)"
+                        : "placement " + placementName + ": the oracle finds it equal to S_par" + runs;
       // Findings about the program (not the placement), once per kind and observation.
       std::vector<std::pair<std::string, std::vector<std::string>>> findings;
       for (const oracle::Mismatch& m : report.findings) {

@@ -13,9 +13,10 @@
 //   thick in that root's colour; a `*_copy` view variant says it becomes a view;
 // - every write-back `copy_` of the placement has a double border and its reason (the rule and
 //   node of `wbcheck place --explain`); a dotted edge from the node that binds it (R2, R3, C);
-// - when the oracle refutes the placement (draw/refutation.h): the offending copies in red,
-//   each broken dependence as a dashed red edge from the node the copy should have followed,
-//   labelled with its reason, missing write-backs as dashed red ghosts where early puts them,
+// - when the oracle or the Z3 ordering proof refutes the placement (draw/refutation.h): the
+//   offending copies in red, each broken dependence (the proof's violated constraints when the
+//   proof decided, else early's) as a dashed red edge from the node the copy should have
+//   followed, labelled with its reason, missing write-backs as dashed red ghosts where early puts them,
 //   changed outputs and the diverging buffer or output in red, the first diverging node named,
 //   and the verdict in the caption;
 // - nodes the placement removed (dead code elimination), as dashed ghosts where they were.
@@ -44,7 +45,7 @@ struct DrawOptions {
 
 struct Drawing {
   std::string dot;         // graphviz DOT text
-  bool refuted = false;    // the oracle refuted the placement, or the placement failed
+  bool refuted = false;    // the oracle or the ordering proof refuted it, or the placement failed
   std::string verdict;     // one line: what the caption says about the placement
 };
 

@@ -1,5 +1,5 @@
-// draw/refutation.cpp: the marks of a refuted placement, from early's explanations (see
-// draw/refutation.h).
+// draw/refutation.cpp: the marks of a refuted placement, from the oracle's check and early's
+// explanations, or from the ordering proof (see draw/refutation.h).
 #include "draw/refutation.h"
 
 #include <algorithm>
@@ -240,6 +240,36 @@ Refutation refute(const Program& input, const PlacedProgram& placed, const Place
   changedOutputs(input, placed, r);
   divergences(placed.program, report, r);
   return r;
+}
+
+void useProofViolations(const proofs::OrderingReport& proof, const Program& input, Refutation& r) {
+  if (proof.verdict == proofs::Verdict::Unknown) return;
+  std::vector<BrokenDependence> broken;
+  std::vector<std::string> offending;
+  for (const proofs::Violation& v : proof.violations) {
+    if (!v.live || v.dependence >= proof.dependences.size()) continue;
+    const proofs::Dependence& d = proof.dependences[v.dependence];
+    const std::string& inserted = proof.inserted[d.inserted].name;
+    std::string other;
+    if (d.other) {
+      other = proof.inserted[*d.other].name;
+    } else if (d.node != kNoNode && d.node < input.graph.nodes.size()) {
+      other = input.graph.nodes[d.node].name;
+    } else {
+      continue;
+    }
+    // `first` must run before `late`, which the placement put before it.
+    const std::string& first = d.before ? inserted : other;
+    const std::string& late = d.before ? other : inserted;
+    const std::string reason = v.text + " (Z3 ordering proof, " + std::string(proofs::toString(d.kind)) + ")";
+    broken.push_back({first, late, reason});
+    const bool lateIsInserted = !d.before || d.other.has_value();
+    if (lateIsInserted && std::find(offending.begin(), offending.end(), late) == offending.end())
+      offending.push_back(late);
+  }
+  r.broken = std::move(broken);
+  r.offendingCopies = std::move(offending);
+  r.fromProof = true;
 }
 
 }  // namespace wb::draw

@@ -2,12 +2,13 @@
 // copies, the dependences they break, the write-backs they lose, the outputs whose layout they
 // change, and what the oracle saw diverge.
 //
-// refute() derives the broken dependences from `early`'s explanation of the same write-back
-// (the copy for the same buffer), not from a proof: a refuted copy that sits before early's
-// binding node, or before the copy early's ordering of copies says must come first, broke that
-// dependence. It is the one place that decides this: once the Z3 ordering proofs (issue 16)
-// give the violated constraints of a refuted placement, they replace refute() and fill the same
-// Refutation, and the drawing stays as it is.
+// Two sources fill it. refute() reads the oracle's check (what diverged) and derives the broken
+// dependences from `early`'s explanation of the same write-back: a refuted copy that sits
+// before early's binding node, or before the copy early's ordering of copies says must come
+// first. useProofViolations() then puts the Z3 ordering proof's violated constraints
+// (proofs/ordering.h) in their place when the proof decided: the proof derives every
+// dependence afresh from the storage semantics, names each in graph words, and sees
+// violations whose values happen to coincide in the oracle's runs.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +20,7 @@
 #include "core/placement.h"
 #include "core/schema.h"
 #include "oracle/oracle.h"
+#include "proofs/ordering.h"
 
 namespace wb::draw {
 
@@ -68,7 +70,10 @@ struct Refutation {
   std::vector<ChangedOutput> changedOutputs;
   std::vector<Divergence> divergences;
 
-  bool refuted() const { return placementFailure.has_value() || !divergences.empty(); }
+  // The broken dependences are the ordering proof's (useProofViolations), not early's.
+  bool fromProof = false;
+
+  bool refuted() const { return placementFailure.has_value() || !divergences.empty() || !broken.empty(); }
 };
 
 // The marks of `placed` (a placement of `input`) refuted by `report` (the oracle's check of
@@ -76,5 +81,12 @@ struct Refutation {
 // table `placed` was made with. With a report that holds, the result is empty.
 Refutation refute(const Program& input, const PlacedProgram& placed, const PlacedProgram& early,
                   const oracle::CheckReport& report, const SchemaTable& schemas);
+
+// Replaces r's broken dependences and offending copies with the live violations of `proof`, the
+// ordering proof of the same placed program (proofs::proveOrdering of `input` and it), when
+// the proof decided; an undecided proof (a solver limit) leaves r as it is. A violation whose
+// inserted node must precede another inserted node marks that other node as the offending one
+// (it runs too early: it must follow the first).
+void useProofViolations(const proofs::OrderingReport& proof, const Program& input, Refutation& r);
 
 }  // namespace wb::draw

@@ -62,9 +62,9 @@ TEST(DrawRefutation, H5CopyBeforeTheReaderOfTheViewIsTheBrokenDependence) {
   ASSERT_TRUE(c.refutation.refuted());
   ASSERT_EQ(c.refutation.broken.size(), 1u);
   EXPECT_EQ(c.refutation.broken[0].first, "sum_1");
-  EXPECT_EQ(c.refutation.broken[0].offending, "copy_");
+  EXPECT_EQ(c.refutation.broken[0].offending, "copy__default");
   EXPECT_EQ(c.refutation.broken[0].reason, "must follow %sum_1, which reads b_s through %view_copy (early, R2)");
-  EXPECT_EQ(c.refutation.offendingCopies, std::vector<std::string>{"copy_"});
+  EXPECT_EQ(c.refutation.offendingCopies, std::vector<std::string>{"copy__default"});
   EXPECT_TRUE(c.refutation.missing.empty());
   // The oracle sees the user output (%sum_1, at position 1 of the tuple) differ once the
   // view_copy is a view.
@@ -122,6 +122,44 @@ TEST(DrawRefutation, EarlyOnEveryHazardMarksNothing) {
     EXPECT_TRUE(c.refutation.offendingCopies.empty());
     EXPECT_TRUE(c.refutation.changedOutputs.empty());
   }
+}
+
+TEST(DrawRefutation, TheOrderingProofsViolationsReplaceEarlysDependences) {
+  Checked c = checkAndRefute(hazard("h05_view_copy_becomes_view.txt"), Placement::Pr20744_ff2892d4);
+  ASSERT_EQ(c.refutation.broken.size(), 1u);
+  const std::string copy = c.refutation.broken[0].offending;
+  proofs::OrderingOptions options;
+  options.minimality = false;
+  const proofs::OrderingReport proof = proofs::proveOrdering(c.program, c.placed, c.schemas, false, options);
+  ASSERT_EQ(proof.verdict, proofs::Verdict::Refuted);
+  useProofViolations(proof, c.program, c.refutation);
+  EXPECT_TRUE(c.refutation.fromProof);
+  ASSERT_EQ(c.refutation.broken.size(), 1u);
+  EXPECT_EQ(c.refutation.broken[0].first, "sum_1");
+  EXPECT_EQ(c.refutation.broken[0].offending, copy);
+  EXPECT_NE(c.refutation.broken[0].reason.find("precedes %sum_1"), std::string::npos) << c.refutation.broken[0].reason;
+  EXPECT_NE(c.refutation.broken[0].reason.find("(Z3 ordering proof, R2)"), std::string::npos)
+      << c.refutation.broken[0].reason;
+  EXPECT_EQ(c.refutation.offendingCopies, std::vector<std::string>{copy});
+  // The oracle's divergences stay.
+  EXPECT_EQ(c.refutation.divergences.size(), 1u);
+
+  // A copy that must precede another copy (H8 under end): the later copy is the offending one.
+  Checked h8 = checkAndRefute(hazard("h08_copy_reads_other_copys_buffer.txt"), Placement::End);
+  useProofViolations(proofs::proveOrdering(h8.program, h8.placed, h8.schemas, false, options), h8.program,
+                     h8.refutation);
+  ASSERT_EQ(h8.refutation.broken.size(), 1u);
+  EXPECT_EQ(h8.refutation.broken[0].first, "copy__1");
+  EXPECT_EQ(h8.refutation.broken[0].offending, "copy_");
+  EXPECT_NE(h8.refutation.broken[0].reason.find("(Z3 ordering proof, C)"), std::string::npos)
+      << h8.refutation.broken[0].reason;
+
+  // Early: the proof proves it, and nothing is marked.
+  Checked early = checkAndRefute(hazard("h05_view_copy_becomes_view.txt"), Placement::Early);
+  useProofViolations(proofs::proveOrdering(early.program, early.placed, early.schemas, false, options), early.program,
+                     early.refutation);
+  EXPECT_TRUE(early.refutation.broken.empty());
+  EXPECT_FALSE(early.refutation.refuted());
 }
 
 TEST(DrawRefutation, PlacementFailureIsItsOwnRefutation) {
@@ -365,6 +403,20 @@ TEST(DrawCli, ExitCodesFollowTheVerdict) {
   EXPECT_EQ(run(wbcheck + " draw " + h5 + " --placement nonsense").exitCode, 2);
   EXPECT_EQ(run(wbcheck + " draw " + (dir / "missing.txt").string()).exitCode, 2);
   EXPECT_EQ(run(wbcheck + " draw " + h5 + " --svg a.svg --dot a.dot").exitCode, 2);
+  fs::remove_all(dir);
+}
+
+TEST(DrawCli, ReadsStandardInputOnce) {
+  // The header (`# placement:`) and the program come from one read of standard input.
+  const std::string wbcheck = WBCHECK_BINARY;
+  const fs::path dir = scratch("stdin");
+  const std::string h5 = hazard("h05_view_copy_becomes_view.txt").string();
+  EXPECT_EQ(run(wbcheck + " draw - --dot " + (dir / "a.dot").string() + " < " + h5).exitCode, 0);
+  EXPECT_NE(readFile(dir / "a.dot").find("digraph"), std::string::npos);
+  const fs::path finding = dir / "finding.txt";
+  ASSERT_EQ(run(wbcheck + " shrink " + h5 + " --placement pr20744@ff2892d4 --no-draw --out " + finding.string()).exitCode, 0);
+  EXPECT_EQ(run(wbcheck + " draw - --dot " + (dir / "b.dot").string() + " < " + finding.string()).exitCode, 1);
+  EXPECT_EQ(run(wbcheck + " shrink - --no-draw --out " + (dir / "again.txt").string() + " < " + finding.string()).exitCode, 0);
   fs::remove_all(dir);
 }
 

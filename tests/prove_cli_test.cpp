@@ -51,7 +51,7 @@ TEST(CliProve, EarlyIsProvedWithItsExplanation) {
 }
 
 TEST(CliProve, ABrokenConstraintIsARefutationInGraphWords) {
-  CliRun r = wbcheck("prove " + hazard("h04_list_argument_write.txt") + " --placement pr20744");
+  CliRun r = wbcheck("prove " + hazard("h04_list_argument_write.txt") + " --placement pr20744@ff2892d4");
   ASSERT_EQ(r.exitCode, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("VIOLATED: copy_(b_s) at 3 precedes %scale_all_ at 5, which writes %add's storage through list "
                        "argument 0"),
@@ -182,7 +182,7 @@ TEST(CliCheck, APlacementBugNamesTheBrokenConstraintAndTheFirstDivergingNode) {
   ASSERT_EQ(j["bugs"].size(), 2u);  // both view modes
   for (const nlohmann::json& bug : j["bugs"]) {
     // The copy read the value before %add_ wrote it: the copy is where the runs part.
-    EXPECT_EQ(bug["first_diverging_node"], "copy_") << bug.dump();
+    EXPECT_EQ(bug["first_diverging_node"], "copy__default") << bug.dump();
     ASSERT_EQ(bug["broken_constraints"].size(), 1u) << bug.dump();
     EXPECT_EQ(bug["broken_constraints"][0],
               "copy_(b_s) at 4 precedes %add_ at 5, which writes %mul's storage, shared by the value %relu_");
