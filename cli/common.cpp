@@ -67,6 +67,18 @@ std::optional<std::string> readStream(std::istream& in, const std::string& path,
   return text;
 }
 
+// Line `line` (1-based) of `text`, without its terminator; empty past the end.
+std::string_view lineOf(std::string_view text, int line) {
+  for (int l = 1; l < line; ++l) {
+    const std::size_t newline = text.find('\n');
+    if (newline == std::string_view::npos) return {};
+    text.remove_prefix(newline + 1);
+  }
+  text = text.substr(0, text.find('\n'));
+  if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  return text;
+}
+
 }  // namespace
 
 std::optional<InputText> readInput(const std::string& path, const InputOptions& options) {
@@ -128,18 +140,22 @@ std::optional<LoadedProgram> loadProgram(const std::string& path, std::string_vi
   const std::string shownName = path == "-" ? "<stdin>" : path;
   ReadLimits limits;
   limits.maxBytes = options.maxInputMb << 20;
-  Result<Program> read = readProgram(text, shownName, limits);
+  std::vector<SourceLocation> nodeLocations;
+  Result<Program> read = readProgram(text, shownName, limits, &nodeLocations);
   if (!read.ok()) {
     std::cerr << formatAll(read.errors);
     return std::nullopt;
   }
-  std::vector<Diagnostic> invalid = validate(*read);
+  std::vector<Diagnostic> invalid = validate(*read, ValidateLimits{}, nodeLocations);
   if (!invalid.empty()) {
-    for (Diagnostic& d : invalid)
+    for (Diagnostic& d : invalid) {
       if (d.file.empty()) d.file = shownName;
+      if (d.line > 0 && d.lineText.empty()) d.lineText = std::string(lineOf(input->text(), d.line));
+    }
     std::cerr << formatAll(invalid);
     return std::nullopt;
   }
+  input.reset();  // the program owns its text: the input is no longer needed
   // The program's own `Schemas:` section must parse too: an op whose declared schema is
   // malformed would otherwise be analysed as schema-less, silently.
   bool schemasOk = true;

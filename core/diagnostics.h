@@ -11,6 +11,12 @@
 
 namespace wb {
 
+// A position in a text: 1-based line and column; 0 when unknown.
+struct SourceLocation {
+  int line = 0;
+  int column = 0;
+};
+
 struct Diagnostic {
   std::string file;      // "-" for standard input, "<string>" for in-memory text
   int line = 0;          // 1-based; 0 when the error has no position (e.g. a whole-program check)

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/diagnostics.h"
 #include "core/ir.h"
@@ -65,6 +66,11 @@ struct ReadLimits {
 // node names are identifiers, and whose meta values contain no ',' and placeholders carry no meta.
 Result<Program> readProgram(std::string_view text, std::string_view fileName = "<string>",
                             const ReadLimits& limits = {});
+// The same, and where each node of the main graph was defined (the line and column of its
+// name; of `return` for the output node), in graph order: what validate() puts its errors about
+// nodes at (core/validate.h).
+Result<Program> readProgram(std::string_view text, std::string_view fileName, const ReadLimits& limits,
+                            std::vector<SourceLocation>* nodeLocations);
 
 // Writes form 1: "ExportedProgram:", the class with forward(), "Graph signature:" in text form,
 // and, when present, "Schemas:" and "Range constraints:". Node meta is written as a trailing

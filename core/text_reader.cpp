@@ -119,6 +119,18 @@ class GraphBuilder {
 
   bool isDefined(const std::string& name) const { return definedAt_.count(name) != 0; }
 
+  // Where each node of `nodes` (this graph, finished) was defined; {0, 0} for a node the text
+  // did not define by that name.
+  std::vector<SourceLocation> locationsOf(const std::vector<Node>& nodes) const {
+    std::vector<SourceLocation> out;
+    out.reserve(nodes.size());
+    for (const Node& n : nodes) {
+      auto it = definedAt_.find(n.name);
+      out.push_back(it == definedAt_.end() ? SourceLocation{} : SourceLocation{it->second.pos.line, it->second.pos.column});
+    }
+    return out;
+  }
+
   Graph graph;
   TargetInterner targets;  // the call targets: every node of one op shares one string
   InferenceHints hints;
@@ -164,7 +176,8 @@ class ProgramReader {
  public:
   ProgramReader(const Source& source, const ReadLimits& limits) : source_(source), limits_(limits) {}
 
-  Program read() {
+  // `nodeLocations`, if given, receives where each node of the main graph was defined.
+  Program read(std::vector<SourceLocation>* nodeLocations = nullptr) {
     const std::size_t start = findStart();
     const bool moduleCode = isModuleCode(source_.stripped(start));
     readPrelude(start, moduleCode);
@@ -180,6 +193,7 @@ class ProgramReader {
       program_.signature = inferSignature(program_.graph, std::move(main.hints));
       program_.signatureInferred = true;
     }
+    if (nodeLocations) *nodeLocations = main.locationsOf(program_.graph.nodes);
     return std::move(program_);
   }
 
@@ -1147,6 +1161,11 @@ void rejectBinary(std::string_view input, const Source& source) {
 }  // namespace text
 
 Result<Program> readProgram(std::string_view input, std::string_view fileName, const ReadLimits& limits) {
+  return readProgram(input, fileName, limits, nullptr);
+}
+
+Result<Program> readProgram(std::string_view input, std::string_view fileName, const ReadLimits& limits,
+                            std::vector<SourceLocation>* nodeLocations) {
   try {
     if (input.size() > limits.maxBytes)
       return Result<Program>::failure(Diagnostic{std::string(fileName), 1, 1,
@@ -1156,7 +1175,7 @@ Result<Program> readProgram(std::string_view input, std::string_view fileName, c
     if (input.substr(0, 3) == "\xEF\xBB\xBF") input.remove_prefix(3);  // UTF-8 byte order mark
     text::Source source(input, fileName);
     text::rejectBinary(input, source);
-    return Result<Program>::success(text::ProgramReader(source, limits).read());
+    return Result<Program>::success(text::ProgramReader(source, limits).read(nodeLocations));
   } catch (const text::ReadError& error) {
     return Result<Program>::failure(error.diagnostic);
   } catch (const std::bad_alloc&) {

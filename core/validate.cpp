@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "core/name_index.h"
+#include "core/shape_rules.h"
 
 namespace wb {
 namespace {
@@ -23,16 +24,22 @@ class Reporter {
  public:
   explicit Reporter(std::size_t maxErrors) : maxErrors_(maxErrors) {}
 
-  void error(std::string message) {
+  // `where` is the node's place in the text it was read from, if known; whole-program checks
+  // have none (line 0).
+  void error(std::string message, SourceLocation where = {}) {
     if (errors_.size() >= maxErrors_) {
       ++dropped_;
       return;
     }
     Diagnostic d;
-    d.line = 0;  // whole-program checks have no source position
+    d.line = where.line;
+    d.column = where.column;
     d.message = std::move(message);
     errors_.push_back(std::move(d));
   }
+
+  // Errors reported so far (kept or only counted).
+  std::size_t count() const { return errors_.size() + dropped_; }
 
   std::vector<Diagnostic> finish() && {
     if (dropped_ > 0) {
@@ -84,6 +91,7 @@ struct ArgumentRole {
   const Node& node;
   std::size_t index;
   std::string_view scope;
+  SourceLocation where;
   std::size_t position;         // positional argument, unless `keyword` is set
   const std::string* keyword;   // keyword argument name
   std::string who() const { return describe(node, index, scope); }
@@ -104,12 +112,12 @@ void checkArgument(const Arg& root, const ArgumentRole& at, std::span<const Node
     if (def >= nodes.size())
       report.error(at.who() + " uses undefined value " +
                    (def == kNoNode ? std::string("(no node)") : "#" + std::to_string(def)) + " in " + at.role() +
-                   " (the graph has " + std::to_string(nodes.size()) + " nodes)");
+                   " (the graph has " + std::to_string(nodes.size()) + " nodes)", at.where);
     else if (def == user)
-      report.error(at.who() + " uses itself in " + at.role());
+      report.error(at.who() + " uses itself in " + at.role(), at.where);
     else if (def > user)
       report.error(at.who() + " uses " + quoted(nodes[def].name) + " before its definition (node #" +
-                   std::to_string(def) + ") in " + at.role());
+                   std::to_string(def) + ") in " + at.role(), at.where);
   };
   if (root.kind == Arg::Kind::Ref) return checkRef(root);  // most arguments: no walk
   if (!root.isSequence()) return;
@@ -127,13 +135,13 @@ void checkArgument(const Arg& root, const ArgumentRole& at, std::span<const Node
     if (arg->items.size() > limits.maxListLength) {
       if (!reportedLength)
         report.error(at.who() + " has a list of " + std::to_string(arg->items.size()) + " items in " + at.role() +
-                     " (the limit is " + std::to_string(limits.maxListLength) + ")");
+                     " (the limit is " + std::to_string(limits.maxListLength) + ")", at.where);
       reportedLength = true;
       continue;  // not walked: the program is rejected anyway
     }
     if (depth + 1 > limits.maxNesting) {
       if (!reportedDepth)
-        report.error(at.who() + " nests lists more than " + std::to_string(limits.maxNesting) + " deep in " + at.role());
+        report.error(at.who() + " nests lists more than " + std::to_string(limits.maxNesting) + " deep in " + at.role(), at.where);
       reportedDepth = true;
       continue;
     }
@@ -142,9 +150,11 @@ void checkArgument(const Arg& root, const ArgumentRole& at, std::span<const Node
   }
 }
 
+// `locations`: where each node was defined in the text (empty when unknown, or for a submodule).
 GraphFacts checkGraph(const Graph& graph, std::string_view scope, const ValidateLimits& limits,
-                      Reporter& report) {
+                      std::span<const SourceLocation> locations, Reporter& report) {
   GraphFacts facts;
+  auto at = [&](std::size_t i) { return i < locations.size() ? locations[i] : SourceLocation{}; };
   const std::string prefix = scope.empty() ? "" : "in submodule " + quoted(scope) + ": ";
   // A span: its size and data stay in registers across the loops, where the vector's would be
   // read again after every store (push_back, the index's slots) that might alias them.
@@ -161,13 +171,13 @@ GraphFacts checkGraph(const Graph& graph, std::string_view scope, const Validate
     const Node& node = nodes[i];
     placeholderCount += node.isPlaceholder();
     if (node.name.empty()) {
-      report.error(describe(node, i, scope) + " has an empty name");
+      report.error(describe(node, i, scope) + " has an empty name", at(i));
       continue;
     }
     const std::uint32_t first = firstIndex.insert(static_cast<std::uint32_t>(i));
     if (first != i) {
       report.error(prefix + "duplicate node name " + quoted(node.name) + " (nodes #" + std::to_string(first) +
-                   " and #" + std::to_string(i) + ")");
+                   " and #" + std::to_string(i) + ")", at(i));
     }
   }
   // The arguments a valid program has: a reference to an earlier node, a scalar, or a flat
@@ -223,32 +233,33 @@ GraphFacts checkGraph(const Graph& graph, std::string_view scope, const Validate
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const Node& node = nodes[i];
     auto who = [&] { return describe(node, i, scope); };
+    const SourceLocation where = at(i);
     switch (node.op) {
       case NodeOp::Placeholder:
       case NodeOp::GetAttr:
-        if (!node.args.empty() || !node.kwargs.empty()) report.error(who() + " has arguments");
-        if (node.op == NodeOp::GetAttr && node.target.empty()) report.error(who() + " has no attribute path");
+        if (!node.args.empty() || !node.kwargs.empty()) report.error(who() + " has arguments", where);
+        if (node.op == NodeOp::GetAttr && node.target.empty()) report.error(who() + " has no attribute path", where);
         break;
       case NodeOp::CallFunction:
       case NodeOp::CallModule:
-        if (node.target.empty()) report.error(who() + " has no target");
+        if (node.target.empty()) report.error(who() + " has no target", where);
         break;
       case NodeOp::Output:
         if (node.args.size() != 1)
           report.error(who() + " must have exactly one argument (a tuple, a list or a single value), has " +
-                       std::to_string(node.args.size()));
-        if (!node.kwargs.empty()) report.error(who() + " has keyword arguments");
+                       std::to_string(node.args.size()), where);
+        if (!node.kwargs.empty()) report.error(who() + " has keyword arguments", where);
         break;
     }
     for (std::size_t a = 0; a < node.args.size(); ++a) {
       // Most arguments are settled here; checkArgument looks again at the others and says what
       // is wrong with them (or walks a nested list).
       if (plainlyValid(node.args[a], i)) continue;
-      checkArgument(node.args[a], ArgumentRole{node, i, scope, a, nullptr}, nodes, limits, report, stack);
+      checkArgument(node.args[a], ArgumentRole{node, i, scope, where, a, nullptr}, nodes, limits, report, stack);
     }
     for (const auto& [key, value] : node.kwargs) {
       if (plainlyValid(value, i)) continue;
-      checkArgument(value, ArgumentRole{node, i, scope, 0, &key}, nodes, limits, report, stack);
+      checkArgument(value, ArgumentRole{node, i, scope, where, 0, &key}, nodes, limits, report, stack);
     }
 
     if (node.meta.empty()) continue;  // nearly every node: no lookup
@@ -256,15 +267,24 @@ GraphFacts checkGraph(const Graph& graph, std::string_view scope, const Validate
       std::optional<int> k = node.shareAllocArgIndex();
       const std::string shown = "_share_alloc_with_arg_idx=" + it->second;
       if (!k)
-        report.error(who() + " has " + shown + ", which is not a non-negative integer");
+        report.error(who() + " has " + shown + ", which is not a non-negative integer", where);
       else if (static_cast<std::size_t>(*k) >= node.args.size())
-        report.error(who() + " has " + shown + " but only " + std::to_string(node.args.size()) + " argument(s)");
+        report.error(who() + " has " + shown + " but only " + std::to_string(node.args.size()) + " argument(s)", where);
       else if (!node.args[*k].isRef())
         report.error(who() + " has " + shown + " but argument " + std::to_string(*k) +
-                     " is not a node (the result would share its storage)");
+                     " is not a node (the result would share its storage)", where);
     }
   }
   return facts;
+}
+
+// The annotated shapes against the shape rules, in a graph whose references are valid (the
+// checks above found nothing wrong with it).
+void checkShapes(const Graph& graph, std::string_view scope, std::span<const SourceLocation> locations,
+                 Reporter& report) {
+  for (ShapeContradiction& c : checkAnnotatedShapes(graph))
+    report.error(describe(graph.nodes[c.node], c.node, scope) + ": " + c.message,
+                 c.node < locations.size() ? locations[c.node] : SourceLocation{});
 }
 
 void checkSignature(const Program& program, const GraphFacts& facts, Reporter& report) {
@@ -361,13 +381,24 @@ void checkSignature(const Program& program, const GraphFacts& facts, Reporter& r
 
 }  // namespace
 
-std::vector<Diagnostic> validate(const Program& program) { return validate(program, ValidateLimits{}); }
+std::vector<Diagnostic> validate(const Program& program) { return validate(program, ValidateLimits{}, {}); }
 
 std::vector<Diagnostic> validate(const Program& program, const ValidateLimits& limits) {
+  return validate(program, limits, {});
+}
+
+std::vector<Diagnostic> validate(const Program& program, const ValidateLimits& limits,
+                                 std::span<const SourceLocation> nodeLocations) {
   Reporter report(limits.maxErrors);
-  GraphFacts facts = checkGraph(program.graph, "", limits, report);
+  std::size_t before = report.count();
+  GraphFacts facts = checkGraph(program.graph, "", limits, nodeLocations, report);
+  if (report.count() == before) checkShapes(program.graph, "", nodeLocations, report);
   checkSignature(program, facts, report);
-  for (const Submodule& sub : program.submodules) checkGraph(sub.graph, sub.name, limits, report);
+  for (const Submodule& sub : program.submodules) {
+    before = report.count();
+    checkGraph(sub.graph, sub.name, limits, {}, report);
+    if (report.count() == before) checkShapes(sub.graph, sub.name, {}, report);
+  }
   return std::move(report).finish();
 }
 

@@ -14,22 +14,23 @@ namespace {
 
 class ScaledBuilder {
  public:
-  explicit ScaledBuilder(std::size_t reserve) { p_.graph.nodes.reserve(reserve + 8); }
+  // `type`: the annotation of every tensor but those given one of their own.
+  ScaledBuilder(std::size_t reserve, const char* type) : type_(type) { p_.graph.nodes.reserve(reserve + 8); }
 
   void buffer(const std::string& name, const std::string& fqn) {
-    placeholder(name);
+    placeholder(name, type_);
     p_.signature.inputs.push_back({InputKind::Buffer, name, fqn, true});
   }
-  void input(const std::string& name) {
-    placeholder(name);
+  void input(const std::string& name, const char* type = nullptr) {
+    placeholder(name, type ? type : type_);
     p_.signature.inputs.push_back({InputKind::UserInput, name, "", std::nullopt});
   }
-  void call(std::string name, const char* target, std::vector<Arg> args, const char* type = "f32[4]") {
+  void call(std::string name, const char* target, std::vector<Arg> args) {
     Node n;
     n.name = std::move(name);
     n.target = targets_(target);  // one block per op, as the text reader gives
     n.args = std::move(args);
-    n.typeText = type;
+    n.typeText = type_;
     define(std::move(n));
   }
   void mutation(const std::string& value, const std::string& fqn) {
@@ -56,18 +57,19 @@ class ScaledBuilder {
   }
 
  private:
-  void placeholder(const std::string& name) {
+  void placeholder(const std::string& name, const char* type) {
     Node n;
     n.name = name;
     n.op = NodeOp::Placeholder;
     n.target = name;
-    n.typeText = "f32[4]";
+    n.typeText = type;
     define(std::move(n));
   }
   void define(Node n) {
     definedAt_.emplace(n.name, p_.graph.nodes.size());
     p_.graph.nodes.push_back(std::move(n));
   }
+  const char* type_;
   Program p_;
   std::unordered_map<std::string, std::size_t> definedAt_;
   TargetInterner targets_;
@@ -82,7 +84,7 @@ Arg I(std::int64_t v) { return Arg::ofInt(v); }
 // N nodes, B buffers: per buffer, `old = add(b_i, h)` reads the old contents, then a run of
 // mul/add/relu_ computes the new value, which becomes b_i's mutation value.
 Program chainProgram(std::size_t nodes, std::size_t buffers) {
-  ScaledBuilder b(nodes);
+  ScaledBuilder b(nodes, "f32[4]");
   for (std::size_t i = 0; i < buffers; ++i) b.buffer("b_" + std::to_string(i), "buf" + std::to_string(i));
   b.input("x");
   const std::size_t body = nodes > buffers + 2 ? nodes - buffers - 2 : buffers;
@@ -113,13 +115,13 @@ Program chainProgram(std::size_t nodes, std::size_t buffers) {
 // slice_copy views of the old caches are read by the attention; fillers pad to N nodes.
 Program decoderProgram(std::size_t nodes, std::size_t buffers) {
   const std::size_t layers = std::max<std::size_t>(1, buffers / 2);
-  ScaledBuilder b(nodes);
+  ScaledBuilder b(nodes, "f32[4, 4]");  // matrices: q, k and v are products (mm)
   for (std::size_t l = 0; l < layers; ++l) {
     b.buffer("b_k_" + std::to_string(l), "layers." + std::to_string(l) + ".k_cache");
     b.buffer("b_v_" + std::to_string(l), "layers." + std::to_string(l) + ".v_cache");
   }
   b.input("w");
-  b.input("pos");
+  b.input("pos", "i64[4]");
   b.input("x");
   std::string h = "x";
   std::size_t id = 0;

@@ -7,7 +7,9 @@
 // - decoder: B/2 layers, each with a K and a V cache updated by a functional `index_put` (the
 //   mutation values) and read through `slice_copy` views by the attention (hazard H5: the
 //   views alias the caches once ExecuTorch turns `*_copy` variants into views).
-// Every node is typed f32[4]; the shapes are not meant to be interpreted element-wise.
+// Every tensor is small and typed consistently with the shape rules validate() checks (the
+// chain's f32[4], the decoder's f32[4, 4] and its positions i64[4]); the shapes are not
+// meant to be interpreted element-wise.
 #pragma once
 
 #include <cstddef>

@@ -464,9 +464,9 @@ class ElementCompiler {
   }
 
   static std::int64_t normDim(std::int64_t dim, std::size_t rank) {
-    std::int64_t r = static_cast<std::int64_t>(std::max<std::size_t>(rank, 1));
-    if (dim < -r || dim >= r) fail("dimension out of range");
-    return dim < 0 ? dim + r : dim;
+    const std::optional<std::size_t> d = wrapDim(dim, rank);
+    if (!d) fail("dimension out of range");
+    return static_cast<std::int64_t>(*d);
   }
 
   const Layout& tensorArg(const CValue& v, const char* what) {

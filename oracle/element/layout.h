@@ -11,10 +11,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "core/shape_rules.h"
 
 namespace wb::oracle::detail {
 
@@ -164,8 +167,9 @@ inline Shape broadcastShapes(const Shape& a, const Shape& b) {
   for (std::size_t i = 0; i < out.size(); ++i) {
     std::int64_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
     std::int64_t y = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
-    if (x != y && x != 1 && y != 1) fail("shapes do not broadcast");
-    out[i] = x == 1 ? y : x;
+    const std::optional<std::int64_t> d = broadcastDim(x, y);
+    if (!d) fail("shapes do not broadcast");
+    out[i] = *d;
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // oracle/element/views.cpp: the compilation of views: each view kind's layout over its
 // base's storage, and where a view is a copy instead (a `*_copy` variant in the copy-views
 // mode, every view under F), a copy into fresh storage.
+#include "core/shape_rules.h"
 #include "oracle/element/compiler.h"
 
 namespace wb::oracle::detail {
@@ -33,14 +34,11 @@ Layout ElementCompiler::viewLayout(const Call& call, bool& needsCopy) {
         end = start + asInt(call.arg("length"), "length");
         if (start < 0 || end > size || end < start) fail("narrow out of range");
       } else {
-        start = asOptInt(call.arg("start"), "start").value_or(0);
-        end = asOptInt(call.arg("end"), "end").value_or(size);
         step = asInt(call.arg("step"), "step");
         if (step <= 0) fail("slice step must be positive");
-        if (start < 0) start += size;
-        if (end < 0) end += size;
-        start = std::clamp<std::int64_t>(start, 0, size);
-        end = std::clamp<std::int64_t>(end, start, size);
+        const SliceBounds bounds = sliceBounds(size, asOptInt(call.arg("start"), "start"), asOptInt(call.arg("end"), "end"), step);
+        start = bounds.start;
+        end = start + bounds.length * step;
       }
       l.offset += start * self.strides[d];
       l.sizes[d] = (end - start + step - 1) / step;
@@ -104,16 +102,8 @@ Layout ElementCompiler::viewLayout(const Call& call, bool& needsCopy) {
     case OpKind::ViewAs: {
       Shape target = kind == OpKind::ViewAs ? tensorArg(call.arg("other"), "other").sizes
                                             : asIntList(call.has("size") ? call.arg("size") : call.arg("shape"), "size");
-      std::int64_t known = 1, infer = -1;
-      for (std::size_t i = 0; i < target.size(); ++i) {
-        if (target[i] == -1) {
-          if (infer >= 0) fail("view: two -1 sizes");
-          infer = static_cast<std::int64_t>(i);
-        } else known *= target[i];
-      }
-      std::int64_t n = numelOf(self.sizes);
-      if (infer >= 0) target[static_cast<std::size_t>(infer)] = known == 0 ? 0 : n / known;
-      if (numelOf(target) != n) fail("view: size mismatch");
+      if (const char* why = inferViewSizes(std::span<std::int64_t>(target.begin(), target.size()), numelOf(self.sizes)))
+        fail(std::string("view: ") + why);
       if (!isContiguous(self)) {
         if (call.info.schema->name == "view" && !call.info.copyVariant) fail("view of a non-contiguous tensor");
         needsCopy = true;  // reshape semantics
