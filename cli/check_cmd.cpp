@@ -22,13 +22,17 @@ struct CheckCmdOptions {
   bool json = false;
 };
 
+// A finding that compares no runs (an annotation outside reinplace's domain) has no view mode
+// and no input set (null): its observation is the annotated node, its note says why.
 nlohmann::json mismatchJson(const oracle::Mismatch& m) {
+  const bool runs = oracle::comparesRuns(m.kind);
   nlohmann::json j = {{"kind", std::string(oracle::toString(m.kind))},
-                      {"view_mode", std::string(oracle::toString(m.viewMode))},
-                      {"input_set", m.inputSet},
+                      {"view_mode", runs ? nlohmann::json(std::string(oracle::toString(m.viewMode))) : nlohmann::json(nullptr)},
+                      {"input_set", runs ? nlohmann::json(m.inputSet) : nlohmann::json(nullptr)},
                       {"observation", m.difference.label},
                       {"element", m.difference.element},
                       {"first_diverging_node", m.firstDivergingNode},
+                      {"note", m.note},
                       {"replay", m.replay}};
   j["expected"] = m.difference.expected ? nlohmann::json(*m.difference.expected) : nlohmann::json(nullptr);
   j["actual"] = m.difference.actual ? nlohmann::json(*m.difference.actual) : nlohmann::json(nullptr);
@@ -122,7 +126,7 @@ void registerCheck(CLI::App& app, Action& action, const std::vector<std::string>
       ->capture_default_str();
   sub->add_option("--inputs", options->inputs, "input sets per check")->capture_default_str();
   sub->add_option("--seed", options->seed, "seed of the inputs")->capture_default_str();
-  sub->add_flag("--strict", options->strict, "findings about the program (S_seq != S_par, S_par != F) fail too");
+  sub->add_flag("--strict", options->strict, "findings about the program (S_seq != S_par, S_par != F, an annotation outside reinplace's domain) fail too");
   sub->add_flag("--json", options->json, "machine-readable output");
   sub->callback([&action, options, argv] { action = [options, argv] { return runCheck(*options, argv); }; });
 }

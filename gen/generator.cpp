@@ -12,6 +12,7 @@
 #include <functional>
 #include <set>
 
+#include "core/reinplace_domain.h"
 #include "gen/program_builder.h"
 
 namespace wb::gen {
@@ -109,8 +110,21 @@ class Session {
     g.mode = mode_;
     g.policy = pol_;
     g.program = pb_.finish();
+    keepAnnotationsInReinplacesDomain(g.program);
     g.features.assign(features_.begin(), features_.end());
     return g;
+  }
+
+  // Annotations only where reinplace makes them (DESIGN §7): the argument is retired when the
+  // node is made (no later node uses it), but whether an output mutates a placeholder, and
+  // whether the node gets a user, is known only now. An annotation outside the domain is
+  // dropped (the node stays, a plain functional op).
+  void keepAnnotationsInReinplacesDomain(Program& program) {
+    for (const AnnotationOutsideDomain& outside : annotationsOutsideReinplaceDomain(program))
+      program.graph.nodes[outside.node].meta.clear();
+    bool any = false;
+    for (const Node& n : program.graph.nodes) any = any || n.shareAllocArgIndex().has_value();
+    if (!any) features_.erase("share_alloc");
   }
 
  private:
@@ -946,6 +960,8 @@ class Session {
   // A functional op whose result the planner allocates in argument k's storage.
   bool emitShareAlloc() {
     // Realistic: reinplace only annotates intermediates (a placeholder would need a mutation).
+    // Either way the argument is retired (reinplace: no later use of it); an annotation that
+    // ends up outside reinplace's domain is dropped at the end.
     auto a = choose([&](const Val& v) { return v.writable && !(realistic() && v.isPlaceholder); });
     if (!a) return false;
     const TensorType t = vals_[*a].type;
@@ -955,7 +971,6 @@ class Session {
     if (realistic()) {  // annotation-only reinplace of an extra op without an in-place form
       meta["_share_alloc_with_arg_idx"] = "0";
       n = pb_.call("wbgen::scaled", {pb_.ref(aName), Arg::ofInt(2)}, {}, t, meta);
-      vals_[byName_.at(aName)].retired = true;
     } else if (ch_.flip(0.5)) {
       meta["_share_alloc_with_arg_idx"] = "0";
       n = pb_.call(t.dtype == "f32" && ch_.flip(0.5) ? "aten::sigmoid" : "aten::relu", {pb_.ref(aName)}, {}, t, meta);
@@ -969,6 +984,7 @@ class Session {
     }
     const std::size_t s = byName_.at(aName);
     vals_[s].hasAliases = true;
+    vals_[s].retired = true;
     Val r;
     r.name = n;
     r.type = t;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/reinplace_domain.h"
 #include "core/validate.h"
 #include "oracle/ops.h"
 #include "oracle/oracle.h"
@@ -320,7 +321,9 @@ void compareRuns(const CheckInput& in, const Placed& placed, const Runs& runs, i
 // The alias-views verdicts of a program without `*_copy` views: exactly the copy-views ones.
 void copyToAliasViews(CheckReport& report) {
   for (std::vector<Mismatch>* list : {&report.bugs, &report.findings}) {
-    std::vector<Mismatch> alias = *list;
+    std::vector<Mismatch> alias;
+    for (const Mismatch& mm : *list)
+      if (comparesRuns(mm.kind)) alias.push_back(mm);
     for (Mismatch& mm : alias) mm.viewMode = ViewMode::AliasViews;
     list->insert(list->end(), alias.begin(), alias.end());
   }
@@ -354,8 +357,23 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
     report.error = formatAll(errors);
     return report;
   }
+  // An annotation ExecuTorch cannot produce: a finding about the program, and no placement is
+  // judged against it (DESIGN §7).
+  for (AnnotationOutsideDomain& outside : annotationsOutsideReinplaceDomain(program)) {
+    Mismatch finding;
+    finding.kind = MismatchKind::AnnotationOutsideDomain;
+    finding.difference.label = "%" + program.graph.nodes[outside.node].name;
+    finding.note = std::move(outside.reason);
+    finding.replay = replayLine(options);
+    report.findings.push_back(std::move(finding));
+  }
+  const bool judgePlacement = report.findings.empty();
   Placed placed;
   placeProgram(in, report, placed);
+  if (!judgePlacement) {
+    placed.program = nullptr;
+    placed.isReference = false;
+  }
   Executables exes;
   if (!compilePrograms(in, placed, reused_->ops, report, exes)) return report;
   // The runs of the executables forked from the copy-views one (F, alias views, placed) start
@@ -387,6 +405,10 @@ std::string formatReport(const CheckReport& report) {
   };
   auto describe = [&](const Mismatch& m) {
     const Difference& d = m.difference;
+    if (!comparesRuns(m.kind)) {
+      s << "  " << toString(m.kind) << ": " << d.label << ": " << m.note << "\n";
+      return;
+    }
     s << "  " << toString(m.kind) << " [" << toString(m.viewMode) << ", input set " << m.inputSet << "]: "
       << (d.isOutput ? "" : "placeholder ") << d.label;
     if (report.tier == Tier::Element) s << " element " << d.element;
@@ -402,7 +424,12 @@ std::string formatReport(const CheckReport& report) {
   if (!report.tierReason.empty()) s << " (" << report.tierReason << ")";
   s << ", seed " << report.seed << ", " << report.inputs << " input set(s), both view modes\n";
   if (report.placementFailure) s << "BUG: the placement failed: " << *report.placementFailure << "\n";
-  if (report.bugs.empty() && !report.placementFailure) s << "placement == S_par: holds\n";
+  bool judged = true;
+  for (const Mismatch& m : report.findings) judged = judged && comparesRuns(m.kind);
+  if (!judged && report.bugs.empty() && !report.placementFailure)
+    s << "placement not judged: ExecuTorch makes no program with an annotation outside reinplace's domain\n";
+  else if (report.bugs.empty() && !report.placementFailure)
+    s << "placement == S_par: holds\n";
   for (const Mismatch& m : report.bugs) {
     s << "BUG (placement):\n";
     describe(m);

@@ -174,17 +174,31 @@ struct CheckOptions {
 enum class Verdict : std::uint8_t { Holds, PlacementBug, Error };
 
 // Which two runs a mismatch compares: the placed program against S_par (a placement bug), or
-// the program's own semantics against each other (findings about the program).
-enum class MismatchKind : std::uint8_t { PlacementDiffersFromPar, SeqDiffersFromPar, ParDiffersFromValue };
-// "placement != S_par", "S_seq != S_par", "S_par != F" (reports, JSON).
+// the program's own semantics against each other (findings about the program). One finding
+// about the program compares no runs: a `_share_alloc_with_arg_idx` outside the domain
+// reinplace produces (core/reinplace_domain.h). ExecuTorch makes no such program, so no
+// placement is judged on it: the placed program is not compared (a placement that fails is
+// still a bug).
+enum class MismatchKind : std::uint8_t {
+  PlacementDiffersFromPar,
+  SeqDiffersFromPar,
+  ParDiffersFromValue,
+  AnnotationOutsideDomain,
+};
+// "placement != S_par", "S_seq != S_par", "S_par != F", "annotation outside reinplace's
+// domain" (reports, JSON).
 constexpr std::string_view toString(MismatchKind kind) {
   switch (kind) {
     case MismatchKind::PlacementDiffersFromPar: return "placement != S_par";
     case MismatchKind::SeqDiffersFromPar: return "S_seq != S_par";
     case MismatchKind::ParDiffersFromValue: return "S_par != F";
+    case MismatchKind::AnnotationOutsideDomain: return "annotation outside reinplace's domain";
   }
   return "?";
 }
+// Whether a kind compares two runs (every kind but AnnotationOutsideDomain): then its
+// Mismatch has a view mode, an input set and a difference.
+constexpr bool comparesRuns(MismatchKind kind) { return kind != MismatchKind::AnnotationOutsideDomain; }
 
 struct Mismatch {
   MismatchKind kind = MismatchKind::PlacementDiffersFromPar;
@@ -194,6 +208,9 @@ struct Mismatch {
   std::string firstDivergingNode;  // placement bugs: first node (by name) whose result differs
                                    // from the reference run; empty if none does
   std::string replay;              // command line that reproduces it
+  // AnnotationOutsideDomain: the annotated node (difference.label holds "%name") and why it is
+  // outside the domain; empty for the other kinds.
+  std::string note;
 };
 
 struct CheckReport {
@@ -204,7 +221,8 @@ struct CheckReport {
   Placement placement = Placement::Early;
   std::optional<std::string> placementFailure;  // the placement itself failed (a bug)
   std::vector<Mismatch> bugs;          // placement != S_par (at most one per view mode)
-  std::vector<Mismatch> findings;      // about the program (at most one per kind and mode)
+  std::vector<Mismatch> findings;      // about the program (at most one per kind and mode; one
+                                       // per annotated node outside reinplace's domain)
   std::uint64_t seed = 0;
   int inputs = 0;
   bool strict = false;

@@ -14,6 +14,7 @@
 
 #include "core/placement.h"
 #include "core/text.h"
+#include "core/reinplace_domain.h"
 #include "core/validate.h"
 #include "gen/choices.h"
 #include "gen/generator.h"
@@ -228,6 +229,7 @@ RC_GTEST_PROP(GenGenerator, RapidCheckProgramsAreValid, ()) {
   RapidCheckChoices choices;
   const Program p = generateProgram(choices, {});
   RC_ASSERT(validate(p).empty());
+  RC_ASSERT(annotationsOutsideReinplaceDomain(p).empty());  // DESIGN §7: the generator stays inside
   Result<Program> back = readProgram(writeProgram(p));
   RC_ASSERT(back.ok());
   RC_ASSERT(*back == p);

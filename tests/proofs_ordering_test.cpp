@@ -250,7 +250,7 @@ TEST(ProofsOrdering, HazardRefutationsNameTheBrokenConstraintInGraphWords) {
 }
 
 TEST(ProofsOrdering, DroppedNodesThatWriteObservedStorageAreFaults) {
-  const Program p = testing::loadProgram(testing::corpusDir() / "regressions" / "upstream_dce_storage_writer.txt");
+  const Program p = testing::loadProgram(testing::corpusDir() / "regressions" / "false-alarms" / "upstream_dce_storage_writer.txt");
   const OrderingReport r = refuter().prove(p, Placement::Upstream, schemasFor(p, builtins()));
   ASSERT_EQ(r.faults.size(), 1u);
   EXPECT_EQ(r.faults[0].kind, FaultKind::DroppedNode);
