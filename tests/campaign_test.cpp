@@ -64,7 +64,7 @@ TEST(Campaign, AFindingThroughASliceThatSelectsNothingReproducesAndShrinks) {
             mul: "f32[4]" = torch.ops.aten.mul.Tensor(x, 2)
             view_copy: "f32[2, 2]" = torch.ops.aten.view_copy.default(b_s, [2, 2])
             sum_1: "f32[]" = torch.ops.aten.sum.default(view_copy)
-            slice_copy: "f32[4]" = torch.ops.aten.slice_copy.Tensor(x, 0, 0, 0)
+            slice_copy: "f32[0]" = torch.ops.aten.slice_copy.Tensor(x, 0, 0, 0)
             index_select: "f32[2]" = torch.ops.aten.index_select.default(slice_copy, 0, i)
             return (mul, sum_1, index_select)
 
