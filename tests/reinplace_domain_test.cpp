@@ -85,13 +85,14 @@ TEST(ReinplaceDomain, WhatReinplaceNeverMakesIsOutside) {
 }
 
 // The programs whose placement "bugs" came from an annotated node nobody uses, whose argument
-// is a user input nothing mutates (three the models' dead-code elimination dropped, three whose
+// is a user input nothing mutates (four the models' dead-code elimination dropped, three whose
 // copy_ read that input before or after the write): findings about the program, for every
 // placement.
 TEST(ReinplaceDomain, CheckReportsAFindingAndJudgesNoPlacement) {
-  for (const char* name : {"draft13857_dce_storage_writer.txt", "pr20744_dce_storage_writer.txt",
-                           "upstream_dce_storage_writer.txt", "draft13857_h6_share_alloc.txt",
-                           "pr20744_h6_share_alloc.txt", "upstream_h6_share_alloc.txt"}) {
+  for (const char* name : {"draft13857_dce_storage_writer.txt", "pr20744@ff2892d4_dce_storage_writer.txt",
+                           "pr20744@82a8901_dce_storage_writer.txt", "upstream_dce_storage_writer.txt",
+                           "draft13857_h6_share_alloc.txt", "pr20744@ff2892d4_h6_share_alloc.txt",
+                           "upstream_h6_share_alloc.txt"}) {
     SCOPED_TRACE(name);
     const Program p = testing::loadProgram(testing::corpusDir() / "regressions" / "false-alarms" / name);
     for (Placement placement : allPlacements()) {
