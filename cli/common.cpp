@@ -150,12 +150,11 @@ std::optional<LoadedProgram> loadProgram(const std::string& path, std::string_vi
   if (!invalid.empty()) {
     for (Diagnostic& d : invalid) {
       if (d.file.empty()) d.file = shownName;
-      if (d.line > 0 && d.lineText.empty()) d.lineText = std::string(lineOf(input->text(), d.line));
+      if (d.line > 0 && d.lineText.empty()) d.lineText = std::string(lineOf(text, d.line));
     }
     std::cerr << formatAll(invalid);
     return std::nullopt;
   }
-  input.reset();  // the program owns its text: the input is no longer needed
   // The program's own `Schemas:` section must parse too: an op whose declared schema is
   // malformed would otherwise be analysed as schema-less, silently.
   bool schemasOk = true;
