@@ -192,6 +192,17 @@ std::optional<Finding> checkGeneratedBytes(std::span<const std::uint8_t> bytes, 
   return checkProgram(generated.program, scope);
 }
 
+int testGeneratedBytes(std::span<const std::uint8_t> bytes, const CheckScope& scope) {
+  // The generator consumes a few hundred bytes at most.
+  constexpr std::size_t kMaxGeneratorBytes = 4096;
+  if (bytes.size() > kMaxGeneratorBytes) return -1;
+  if (std::optional<Finding> f = checkGeneratedBytes(bytes, scope)) {
+    const gen::Generated generated = generateFromBytes(bytes);
+    die(*f, &generated.program);
+  }
+  return 0;
+}
+
 bool textProgramIsSmall(const Program& program) {
   if (program.graph.nodes.size() > kSmallNodes) return false;
   std::int64_t elements = 0;

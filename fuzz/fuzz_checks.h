@@ -73,6 +73,10 @@ std::uint64_t seedOfBytes(std::span<const std::uint8_t> bytes);
 // The generator must produce a valid program (`invalid generated program`); then
 // checkProgram(scope).
 std::optional<Finding> checkGeneratedBytes(std::span<const std::uint8_t> bytes, const CheckScope& scope);
+// The body of a generator-driven LLVMFuzzerTestOneInput: an input longer than the generator
+// ever reads only repeats a shorter one's program, so it is refused (-1: libFuzzer keeps it out
+// of the corpus); otherwise checkGeneratedBytes, and a finding dies with its program.
+int testGeneratedBytes(std::span<const std::uint8_t> bytes, const CheckScope& scope);
 
 // The reader on arbitrary text (text_fuzzer): it must not crash, hang or recurse without
 // bound; a rejection must carry a diagnostic with a line (`unpositioned diagnostic`); on an
