@@ -1,5 +1,5 @@
 // cli/prove_cmd.cpp: `wbcheck prove FILE [--placement P] [--only ordering|equivalence]
-// [--timeout-ms T] [--rlimit N] [--json] [--smt-dump DIR]`: Z3 proofs of a placement (DESIGN §11,
+// [--timeout-ms T] [--rlimit N] [--memory-mb M] [--json] [--smt-dump DIR]`: Z3 proofs of a placement (DESIGN §11,
 // §12): the ordering proof (proofs/ordering.h) and the equivalence of the placed program to the
 // program under S_par (proofs/equivalence.h, the proof `wbcheck validate` makes). The JSON report
 // keeps each proof in its own object ("ordering", "equivalence"); the verdict is refuted if
@@ -22,6 +22,7 @@ struct ProveCmdOptions {
   std::string placement = "early";
   std::uint32_t timeoutMs = 30'000;
   std::uint64_t rlimit = proofs::SmtOptions{}.rlimit;
+  std::uint32_t memoryMb = proofs::SmtOptions{}.memoryMb;
   std::string smtDump;
   std::string only;  // "", "ordering" or "equivalence"
   bool json = false;
@@ -90,6 +91,7 @@ int runProve(const ProveCmdOptions& options, const std::vector<std::string>& arg
   proofs::SmtOptions smt;
   smt.timeoutMs = options.timeoutMs;
   smt.rlimit = options.rlimit;
+  smt.memoryMb = options.memoryMb;
   smt.dumpDir = options.smtDump;
   std::optional<proofs::OrderingReport> ordering;
   std::optional<EquivalenceProof> equivalence;
@@ -152,6 +154,8 @@ void registerProve(CLI::App& app, Action& action, const std::vector<std::string>
   sub->add_option("--timeout-ms", options->timeoutMs, "wall-clock guard per solver query, in ms (0: none)")
       ->capture_default_str();
   sub->add_option("--rlimit", options->rlimit, "Z3 resource limit per query, deterministic (0: none)")
+      ->capture_default_str();
+  sub->add_option("--memory-mb", options->memoryMb, "Z3 memory limit in MB, building and solving the queries (0: none)")
       ->capture_default_str();
   sub->add_option("--smt-dump", options->smtDump, "write every query to DIR as an .smt2 file `z3 FILE` answers");
   sub->add_flag("--json", options->json, "machine-readable output");

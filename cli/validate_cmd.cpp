@@ -1,4 +1,4 @@
-// cli/validate_cmd.cpp: `wbcheck validate BEFORE AFTER [--timeout-ms T] [--rlimit R] [--json] [--smt-dump DIR]`:
+// cli/validate_cmd.cpp: `wbcheck validate BEFORE AFTER [--timeout-ms T] [--rlimit R] [--memory-mb M] [--json] [--smt-dump DIR]`:
 // translation validation of a pass's output (proofs/equivalence.h).
 #include <iostream>
 
@@ -15,6 +15,7 @@ struct ValidateCmdOptions {
   std::string before, after;
   std::uint32_t timeoutMs = proofs::SmtOptions{}.timeoutMs;
   std::uint64_t rlimit = proofs::SmtOptions{}.rlimit;
+  std::uint32_t memoryMb = proofs::SmtOptions{}.memoryMb;
   bool json = false;
   std::string smtDump;
 };
@@ -44,6 +45,7 @@ int runValidate(const ValidateCmdOptions& options, const std::vector<std::string
   proofs::EquivalenceOptions eq;
   eq.smt.timeoutMs = options.timeoutMs;
   eq.smt.rlimit = options.rlimit;
+  eq.smt.memoryMb = options.memoryMb;
   eq.smt.dumpDir = options.smtDump;
   eq.dumpName = "validate";
   const proofs::EquivalenceReport report = proofs::checkEquivalence(*pair, eq);
@@ -68,6 +70,8 @@ void registerValidate(CLI::App& app, Action& action, const std::vector<std::stri
   sub->add_option("--timeout-ms", options->timeoutMs, "wall-clock guard per solver query, in ms (0: none)")
       ->capture_default_str();
   sub->add_option("--rlimit", options->rlimit, "Z3 resource limit per query, deterministic (0: none)")->capture_default_str();
+  sub->add_option("--memory-mb", options->memoryMb, "Z3 memory limit in MB, building and solving the queries (0: none)")
+      ->capture_default_str();
   sub->add_flag("--json", options->json, "machine-readable output");
   sub->add_option("--smt-dump", options->smtDump, "write every query to DIR as an .smt2 file `z3 FILE` answers");
   sub->callback([&action, options, argv] { action = [options, argv] { return runValidate(*options, argv); }; });

@@ -133,7 +133,8 @@ std::string describeBehaviour(const Vocabulary::Choice& c, const z3::model& mode
 // and solving its query), so the queries share one context rather than deleting one each.
 // Terms are reference counted and freed as the queries drop them; what stays is the context.
 // A context a wall-clock guard has interrupted is replaced (and kept too) before the next
-// query: whether Z3 4.8.12 clears an interrupt for the next check is not documented.
+// query: whether Z3 4.8.12 clears an interrupt for the next check is not documented. A context
+// that reached the memory limit is replaced and deleted: its memory is wanted back.
 z3::context*& threadContextSlot() {
   thread_local z3::context* context = nullptr;
   return context;
@@ -143,13 +144,14 @@ z3::context& threadContext() {
   if (!slot) slot = new z3::context;  // deliberately never deleted (see above)
   return *slot;
 }
-void retireThreadContext() {
+void retireThreadContext(bool release) {
   thread_local std::vector<z3::context*>* retired = new std::vector<z3::context*>;  // reachable, never deleted
-  retired->push_back(threadContextSlot());
+  if (release) delete threadContextSlot();  // its memory is wanted back (a memory limit), whatever it costs
+  else retired->push_back(threadContextSlot());
   threadContextSlot() = nullptr;
 }
 
-ModeResult checkMode(const PreparedPair& pair, Tier tier, ViewMode mode, const EquivalenceOptions& options,
+ModeResult checkModeTerms(const PreparedPair& pair, Tier tier, ViewMode mode, const EquivalenceOptions& options,
                      const std::map<std::string, std::string>& names, bool& dependsOnViewMode,
                      std::vector<std::string>& dumped, bool& interrupted) {
   ModeResult result;
@@ -159,6 +161,7 @@ ModeResult checkMode(const PreparedPair& pair, Tier tier, ViewMode mode, const E
   SymbolicOptions so;
   so.tier = tier;
   so.viewMode = mode;
+  so.memoryMb = options.smt.memoryMb;
   so.placed = false;
   Result<SymbolicRun> before = execute(pair.before, pair.beforeSchemas, pair.beforeKeys, vocabulary, so);
   so.placed = true;
@@ -168,6 +171,7 @@ ModeResult checkMode(const PreparedPair& pair, Tier tier, ViewMode mode, const E
     result.verdict = EquivalenceVerdict::Unknown;
     result.detail = "the symbolic " + std::string(oracle::toString(tier)) + " tier cannot encode " +
                     (!before ? "BEFORE" : "AFTER") + ": " + (e.empty() ? std::string("?") : e.front().message);
+    interrupted = result.detail.find("SmtOptions::memoryMb") != std::string::npos;
     return result;
   }
   dependsOnViewMode = before->dependsOnViewMode || after->dependsOnViewMode;
@@ -204,7 +208,7 @@ ModeResult checkMode(const PreparedPair& pair, Tier tier, ViewMode mode, const E
   for (const z3::expr& lit : vocabulary.oracleBehaviour()) oracleBehaviour.push_back(solver.track(lit, "as the oracle runs it"));
   auto keep = [&](const QueryResult& q) {
     if (!q.dumpFile.empty()) dumped.push_back(q.dumpFile);
-    if (q.unknown() && q.reason.starts_with("timeout")) interrupted = true;
+    if (q.unknown() && (q.reason.starts_with("timeout") || q.reason.starts_with("memory limit"))) interrupted = true;
   };
 
   const auto start = std::chrono::steady_clock::now();
@@ -323,6 +327,23 @@ ModeResult checkMode(const PreparedPair& pair, Tier tier, ViewMode mode, const E
   return result;
 }
 
+// Z3 may refuse a term or a query (out of memory, an interrupt while building): the mode has
+// no verdict then, and its context is not used again.
+ModeResult checkMode(const PreparedPair& pair, Tier tier, ViewMode mode, const EquivalenceOptions& options,
+                     const std::map<std::string, std::string>& names, bool& dependsOnViewMode,
+                     std::vector<std::string>& dumped, bool& interrupted) {
+  try {
+    return checkModeTerms(pair, tier, mode, options, names, dependsOnViewMode, dumped, interrupted);
+  } catch (const z3::exception& e) {
+    ModeResult result;
+    result.viewMode = mode;
+    result.verdict = EquivalenceVerdict::Unknown;
+    result.detail = std::string("z3 error: ") + e.msg();
+    interrupted = true;
+    return result;
+  }
+}
+
 }  // namespace
 
 EquivalenceReport checkEquivalence(const PreparedPair& pair, const EquivalenceOptions& options) {
@@ -335,7 +356,8 @@ EquivalenceReport checkEquivalence(const PreparedPair& pair, const EquivalenceOp
   for (ViewMode mode : kModes) {
     bool dependsOnViewMode = true, interrupted = false;
     report.modes.push_back(checkMode(pair, report.tier, mode, options, names, dependsOnViewMode, report.dumped, interrupted));
-    if (interrupted) retireThreadContext();  // the query's terms are gone with checkMode's scope
+    // The query's terms are gone with checkMode's scope.
+    if (interrupted) retireThreadContext(report.modes.back().detail.find("memory") != std::string::npos);
     if (!dependsOnViewMode) break;  // the alias-views queries would be the same
   }
   auto any = [&](EquivalenceVerdict v) {

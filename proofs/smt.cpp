@@ -42,22 +42,26 @@ std::string smtSymbol(std::string_view text) {
   return s;
 }
 
-// The wall-clock guard: one thread per solver, asleep until a query runs past its deadline,
-// then it interrupts the context (Z3_interrupt: the query returns unknown, "canceled"). Arming
-// and disarming take the mutex only: the thread, once armed, sleeps until the deadline it saw
-// and then looks at the current one, so it is woken only when it sleeps unarmed (a query costs
-// a lock, not a context switch).
+// The wall-clock and memory guard: one thread per solver, asleep until a query runs past its
+// deadline, then it interrupts the context (Z3_interrupt: the query returns unknown,
+// "canceled"). With a memory limit it also wakes every kMemoryPollMs while a query runs and
+// interrupts the context when Z3's allocations pass the limit. Arming and disarming take the
+// mutex only: the thread, once armed, sleeps until the deadline (or the next poll) it saw and
+// then looks at the current one, so it is woken only when it sleeps unarmed (a query costs a
+// lock, not a context switch).
 struct Solver::Watchdog {
+  static constexpr auto kMemoryPollMs = std::chrono::milliseconds(10);
+  enum : int { kNone = 0, kClock = 1, kMemory = 2 };
   std::mutex mutex;
   std::condition_variable wake;
   std::optional<std::chrono::steady_clock::time_point> deadline;  // set while a query runs
   bool idle = true;   // the thread waits without a deadline: arm() must wake it
-  bool fired = false;
+  int fired = kNone;
   bool stop = false;
   std::thread thread;
 
-  explicit Watchdog(z3::context& context) {
-    thread = std::thread([this, &context] {
+  Watchdog(z3::context& context, std::uint32_t memoryMb) {
+    thread = std::thread([this, &context, memoryMb] {
       std::unique_lock lock(mutex);
       while (!stop) {
         if (!deadline) {
@@ -67,12 +71,18 @@ struct Solver::Watchdog {
           continue;
         }
         const auto until = *deadline;
-        wake.wait_until(lock, until);
-        if (deadline && std::chrono::steady_clock::now() >= *deadline) {
-          fired = true;
-          deadline.reset();
-          context.interrupt();
+        if (memoryMb == 0) wake.wait_until(lock, until);
+        else wake.wait_until(lock, std::min(until, std::chrono::steady_clock::now() + kMemoryPollMs));
+        if (!deadline) continue;
+        if (std::chrono::steady_clock::now() >= *deadline) {
+          fired = kClock;
+        } else if (memoryMb > 0 && z3MemoryMb() > memoryMb) {
+          fired = kMemory;
+        } else {
+          continue;
         }
+        deadline.reset();
+        context.interrupt();
       }
     });
   }
@@ -89,17 +99,19 @@ struct Solver::Watchdog {
     {
       std::lock_guard lock(mutex);
       deadline = std::chrono::steady_clock::now() + ms;
-      fired = false;
+      fired = kNone;
       sleepsUnarmed = idle;
     }
     if (sleepsUnarmed) wake.notify_one();
   }
-  bool disarm() {
+  int disarm() {
     std::lock_guard lock(mutex);
     deadline.reset();
     return fired;
   }
 };
+
+double z3MemoryMb() { return static_cast<double>(Z3_get_estimated_alloc_size()) / (1024.0 * 1024.0); }
 
 Solver::Solver(z3::context& context, const SmtOptions& options, std::string label)
     : context_(&context),
@@ -115,7 +127,7 @@ Solver::Solver(z3::context& context, const SmtOptions& options, std::string labe
   p.set("random_seed", options.randomSeed);
   if (options.rlimit > 0) p.set("rlimit", static_cast<unsigned>(std::min<std::uint64_t>(options.rlimit, 0xffffffffu)));
   solver_.set(p);
-  if (options.timeoutMs > 0) watchdog_ = std::make_unique<Watchdog>(context);
+  if (options.timeoutMs > 0 || options.memoryMb > 0) watchdog_ = std::make_unique<Watchdog>(context, options.memoryMb);
 }
 
 Solver::~Solver() = default;
@@ -205,30 +217,38 @@ QueryResult Solver::check(std::span<const std::size_t> enabled, std::string_view
   if (!options_.dumpDir.empty()) result.dumpFile = dump(assumptions, what);
   ++queries_;
   const auto start = std::chrono::steady_clock::now();
-  if (watchdog_) watchdog_->arm(std::chrono::milliseconds(options_.timeoutMs));
+  // No clock: a deadline far enough away to be none (the memory guard still polls).
+  if (watchdog_) watchdog_->arm(std::chrono::milliseconds(options_.timeoutMs > 0 ? options_.timeoutMs : 1u << 31));
   z3::check_result answer = z3::unknown;
   std::string error;
-  try {
-    answer = solver_.check(assumptions);
-  } catch (const z3::exception& e) {
-    error = e.msg();
+  if (options_.memoryMb > 0 && z3MemoryMb() > options_.memoryMb) {
+    error = "memory";  // the terms of the query alone pass the limit
+  } else {
+    try {
+      answer = solver_.check(assumptions);
+    } catch (const z3::exception& e) {
+      error = e.msg();
+    }
   }
-  const bool timedOut = watchdog_ && watchdog_->disarm();
+  const int fired = watchdog_ ? watchdog_->disarm() : Watchdog::kNone;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::uint64_t count = rlimitCount();
   result.rlimitUsed = count >= rlimitSeen_ ? count - rlimitSeen_ : count;
   rlimitSeen_ = count;
-  if (!error.empty()) {
+  if (error == "memory") {
+    result.answer = QueryResult::Answer::Unknown;
+    result.reason = "memory limit (" + std::to_string(options_.memoryMb) + " MB) reached before the query";
+  } else if (!error.empty()) {
     result.answer = QueryResult::Answer::Unknown;
     result.reason = "z3 error: " + error;
   } else {
-    readAnswer(answer, timedOut, result);
+    readAnswer(answer, fired, result);
   }
   if (!result.dumpFile.empty()) appendAnswer(result.dumpFile, result);
   return result;
 }
 
-void Solver::readAnswer(z3::check_result answer, bool timedOut, QueryResult& result) const {
+void Solver::readAnswer(z3::check_result answer, int fired, QueryResult& result) const {
   switch (answer) {
     case z3::sat:
       result.answer = QueryResult::Answer::Sat;
@@ -248,9 +268,12 @@ void Solver::readAnswer(z3::check_result answer, bool timedOut, QueryResult& res
     case z3::unknown: {
       result.answer = QueryResult::Answer::Unknown;
       // Z3 says "canceled" both when the rlimit runs out and when the context is interrupted;
-      // the watchdog (the only clock: Z3's own `timeout` is not set) knows whether it did.
+      // the watchdog (the only clock and memory guard: Z3's own `timeout` is not set) knows
+      // whether it did.
       const std::string why = solver_.reason_unknown();
-      if (timedOut || why == "timeout")
+      if (fired == Watchdog::kMemory)
+        result.reason = "memory limit (" + std::to_string(options_.memoryMb) + " MB)";
+      else if (fired == Watchdog::kClock || why == "timeout")
         result.reason = "timeout (" + std::to_string(options_.timeoutMs) + " ms)";
       else if (why.find("resource limit") != std::string::npos || (why == "canceled" && options_.rlimit > 0))
         result.reason = "rlimit exhausted (" + std::to_string(options_.rlimit) + ")";

@@ -3,10 +3,14 @@
 //
 // A Solver wraps one z3::solver with what a proof needs and Z3 does not give by default:
 // - limits that keep CI results from drifting: a deterministic resource budget per query
-//   (`rlimit`, the same on every machine) and a wall-clock guard (a watchdog thread that
-//   interrupts the context, as Z3's own `timeout` would). Z3 honours interrupts softly and may
-//   overshoot them (z3 #3065, #6801); the rlimit is the limit that decides, the clock only
-//   bounds a runaway query. Running out of either is an Unknown answer, never a pass;
+//   (`rlimit`, the same on every machine), a wall-clock guard (a watchdog thread that
+//   interrupts the context, as Z3's own `timeout` would) and a memory guard (the same thread
+//   interrupts the context when Z3's allocations, Z3_get_estimated_alloc_size, pass
+//   `memoryMb`). Z3 honours interrupts softly and may overshoot them (z3 #3065, #6801); the
+//   rlimit is the limit that decides, the clock and the memory guard only bound a runaway
+//   query. Running out of any is an Unknown answer, never a pass. (Z3's own hard limit, the
+//   global `memory_max_size`, is not used: in Z3 4.8.12 its out_of_memory_error escapes
+//   Z3_solver_check and terminates the process);
 // - fixed random seeds, so the same query gives the same answer and the same core;
 // - tracked assertions with names: each is asserted as `literal => fact` and enabled per query
 //   by assuming its literal, so a query says which facts it uses and an unsat answer comes
@@ -43,6 +47,10 @@ struct SmtOptions {
   std::uint64_t rlimit = 200'000'000;
   // Wall-clock guard per query, in milliseconds; 0 means none.
   std::uint32_t timeoutMs = 30'000;
+  // Memory guard, in MB of Z3's allocations (all contexts of the process: Z3 counts them
+  // together); 0 means none. The largest queries of a 3,000-node program take about 150 MB.
+  // Also the bound the symbolic executors stop at while they build a query (proofs/symbolic.h).
+  std::uint32_t memoryMb = 4096;
   unsigned randomSeed = 0;
   // Non-empty: every query is written to this directory (created if missing).
   std::string dumpDir;
@@ -60,7 +68,7 @@ struct SmtOptions {
 struct QueryResult {
   enum class Answer : std::uint8_t { Sat, Unsat, Unknown };
   Answer answer = Answer::Unknown;
-  std::string reason;                // Unknown: "rlimit exhausted", "timeout", "z3 error: ..."
+  std::string reason;                // Unknown: "rlimit exhausted", "timeout", "memory limit", "z3 error: ..."
   std::vector<std::size_t> core;     // Unsat: the tracked assertions (ids) of a minimised core
   std::optional<z3::model> model;    // Sat
   std::string dumpFile;              // where the query was written, if dumping
@@ -71,6 +79,9 @@ struct QueryResult {
   bool unsat() const { return answer == Answer::Unsat; }
   bool unknown() const { return answer == Answer::Unknown; }
 };
+
+// Z3's allocations in this process, in MB (Z3_get_estimated_alloc_size).
+double z3MemoryMb();
 
 // A symbol Z3 and SMT-LIB print unquoted: letters, digits and `_ . %` kept, others `_`.
 std::string smtSymbol(std::string_view text);
@@ -125,7 +136,7 @@ class Solver {
 
   std::string dump(const z3::expr_vector& assumptions, std::string_view what);
   std::uint64_t rlimitCount() const;
-  void readAnswer(z3::check_result answer, bool timedOut, QueryResult& result) const;
+  void readAnswer(z3::check_result answer, int fired, QueryResult& result) const;
 };
 
 }  // namespace wb::proofs

@@ -143,8 +143,12 @@ struct SymbolicOptions {
   // no end writes); otherwise S_par (read every mutation value, then write every target).
   bool placed = false;
   // Element tier: most element terms one run may hold (a compile error beyond, as the
-  // oracle's memory cap).
+  // oracle's memory cap). Storage tier: most reads, writes and views of values one run
+  // may make.
   std::size_t maxElements = std::size_t{1} << 20;
+  // Both tiers: the run stops, with the reason, when Z3's allocations (smt.h: z3MemoryMb) pass
+  // this many MB after a node (0: no limit). A program whose terms outgrow it gets no verdict.
+  std::uint32_t memoryMb = 0;
 };
 
 // The identity of every node of a program that the two programs of a query share (see

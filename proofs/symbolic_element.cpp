@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "proofs/op_model.h"
+#include "proofs/smt.h"
 #include "proofs/symbolic_internal.h"
 
 namespace wb::proofs::detail {
@@ -445,6 +446,7 @@ class ElementExecutor {
         case NodeOp::CallModule: values_[i] = compileCall(n); break;
         case NodeOp::Output: break;
       }
+      if (options_.memoryMb > 0 && z3MemoryMb() > options_.memoryMb) throw Unsupported{"Z3 memory above " + std::to_string(options_.memoryMb) + " MB after node %" + n.name + " (SmtOptions::memoryMb); the symbolic element tier stops here", false};
     }
   }
 

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "proofs/op_model.h"
+#include "proofs/smt.h"
 #include "proofs/symbolic_internal.h"
 
 namespace wb::proofs::detail {
@@ -33,16 +34,16 @@ struct SValue {
   std::vector<z3::expr> guards;  // Choice: one per item (exclusive)
 };
 
-// A root's state: its digest, and the last write through a view, as guarded alternatives
-// (the oracle's lastPath/lastValue: which one holds depends on data).
-struct LastWrite {
-  z3::expr guard;
-  std::uint32_t path;
-  z3::expr value;
-};
+// A root's state: its digest, and the last write through a view (the oracle's lastPath and
+// lastValue). Which write was last depends on data where a write is guarded (a schema-less op
+// may or may not write), so the last path is a term: the id of the path (pathId), or 0 when no
+// view write counts since the last whole write; `knownPath` is its path index (0: none) while
+// it does not depend on data. One term per root, whatever the number of guarded writes: a read
+// through path p asks which prefix of p the last path is, at most |p| alternatives.
 struct RootState {
   z3::expr digest;
-  std::vector<LastWrite> last;
+  z3::expr lastPath, lastValue;
+  std::optional<std::uint32_t> knownPath;
 };
 
 class StorageExecutor {
@@ -88,9 +89,24 @@ class StorageExecutor {
   std::vector<bool> keptViewCopy_;
   std::vector<std::vector<std::pair<std::size_t, std::int64_t>>> getitemUsers_;
   std::size_t current_ = 0;
+  std::size_t work_ = 0;
   bool viewModeSeen_ = false;
 
   z3::expr bv(std::uint64_t x) const { return v_.bv(x); }
+
+  // One read, write or view of a value (an alternative of a choice counts as one): the work of a
+  // run, bounded as the element tier bounds its element terms. The alternatives of a value
+  // double along a chain of ops without a schema that take each other's results, and the
+  // terms Z3 shares need not grow with them: the work bound stops such a run, the memory
+  // bound one whose terms do grow.
+  void charge() {
+    if (++work_ > options_.maxElements)
+      throw Unsupported{"more than " + std::to_string(options_.maxElements) +
+                        " reads, writes and views of values (SymbolicOptions::maxElements); the symbolic storage tier stops here"};
+    if (work_ % 4096 == 0 && options_.memoryMb > 0 && z3MemoryMb() > options_.memoryMb)
+      throw Unsupported{"Z3 memory above " + std::to_string(options_.memoryMb) +
+                        " MB (SmtOptions::memoryMb); the symbolic storage tier stops here"};
+  }
   z3::expr yes() const { return v_.ctx().bool_val(true); }
   const std::string& key() const { return keys_.nodes[current_]; }
 
@@ -106,7 +122,7 @@ class StorageExecutor {
     SValue v;
     v.kind = SValue::Kind::View;
     v.root = static_cast<std::uint32_t>(roots_.size());
-    roots_.push_back({digest, {}});
+    roots_.push_back({digest, bv(0), bv(0), 0u});
     return v;
   }
   SValue constantZero() const {
@@ -122,6 +138,7 @@ class StorageExecutor {
   }
 
   SValue viewOf(const SValue& base, std::uint64_t id) {
+    charge();
     if (base.kind == SValue::Kind::Choice) {
       SValue c = base;
       for (SValue& item : c.items) item = viewOf(item, id);
@@ -140,21 +157,30 @@ class StorageExecutor {
     return v;
   }
 
+  // The id of a path in terms (shared by the programs of a query); 0 is no path.
+  std::uint64_t pathId(std::uint32_t path) { return v_.textId("path|" + pathText(path)); }
+
   z3::expr readRoot(std::uint32_t root, std::uint32_t path) {
     const RootState& st = roots_[root];
     if (path == 0) return st.digest;
-    const std::vector<std::uint64_t>& p = paths_[path];
+    const std::vector<std::uint64_t> p = paths_[path];
+    if (st.knownPath) {
+      if (*st.knownPath != 0) {
+        const std::vector<std::uint64_t>& lp = paths_[*st.knownPath];
+        if (lp.size() <= p.size() && std::equal(lp.begin(), lp.end(), p.begin())) return fold(st.lastValue, p, lp.size());
+      }
+      return fold(st.digest, p, 0);
+    }
     z3::expr result = fold(st.digest, p, 0);
-    for (std::size_t k = st.last.size(); k-- > 0;) {
-      const LastWrite& w = st.last[k];
-      const std::vector<std::uint64_t>& lp = paths_[w.path];
-      if (lp.size() <= p.size() && std::equal(lp.begin(), lp.end(), p.begin()))
-        result = z3::ite(w.guard, fold(w.value, p, lp.size()), result);
+    for (std::size_t j = 1; j <= p.size(); ++j) {
+      const std::uint32_t prefix = internPath(std::vector<std::uint64_t>(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(j)));
+      result = z3::ite(st.lastPath == bv(pathId(prefix)), fold(st.lastValue, p, j), result);
     }
     return result;
   }
 
   z3::expr read(const SValue& v) {
+    charge();
     switch (v.kind) {
       case SValue::Kind::Constant:
       case SValue::Kind::Slot: return *v.term;
@@ -177,6 +203,7 @@ class StorageExecutor {
 
   // The oracle's write(target, value), under `guard` (true for an unconditional one).
   void write(const SValue& target, const z3::expr& value, const z3::expr& guard) {
+    charge();
     if (target.kind == SValue::Kind::Choice) {
       for (std::size_t k = 0; k < target.items.size(); ++k) {
         const z3::expr g = k + 1 < target.items.size() ? target.guards[k] : notAny(target);
@@ -186,24 +213,29 @@ class StorageExecutor {
     }
     if (target.kind != SValue::Kind::View) return;
     RootState& st = roots_[target.root];
-    RootState next{st.digest, {}};
+    const bool always = guard.is_true();
     if (target.path == 0) {
       // A root written with the contents it holds keeps its last view write readable.
-      const z3::expr keep = st.digest == value;
-      next.digest = value;
-      for (const LastWrite& w : st.last) next.last.push_back({w.guard && keep, w.path, w.value});
-    } else {
-      next.digest = viewWrite_(st.digest, bv(v_.textId("path|" + pathText(target.path))), value);
-      next.last.push_back({yes(), target.path, value});
-    }
-    if (guard.is_true()) {
-      st = std::move(next);
+      if (z3::eq(st.digest, value)) return;
+      const bool noViewWrite = st.knownPath && *st.knownPath == 0;
+      if (!noViewWrite) {
+        const z3::expr forget = always ? st.digest != value : guard && st.digest != value;
+        st.lastPath = z3::ite(forget, bv(0), st.lastPath);
+        st.knownPath.reset();
+      }
+      st.digest = always ? value : z3::ite(guard, value, st.digest);
       return;
     }
-    RootState merged{z3::ite(guard, next.digest, st.digest), {}};
-    for (const LastWrite& w : next.last) merged.last.push_back({guard && w.guard, w.path, w.value});
-    for (const LastWrite& w : st.last) merged.last.push_back({!guard && w.guard, w.path, w.value});
-    st = std::move(merged);
+    const z3::expr digest = viewWrite_(st.digest, bv(pathId(target.path)), value);
+    const z3::expr id = bv(pathId(target.path));
+    if (always) {
+      st = RootState{digest, id, value, target.path};
+      return;
+    }
+    st.digest = z3::ite(guard, digest, st.digest);
+    if (!(st.knownPath && *st.knownPath == target.path)) st.knownPath.reset();
+    st.lastPath = z3::ite(guard, id, st.lastPath);
+    st.lastValue = z3::ite(guard, value, st.lastValue);
   }
 
   std::string pathText(std::uint32_t path) const {
@@ -306,6 +338,7 @@ class StorageExecutor {
         case NodeOp::CallModule: values_[i] = compileCall(n); break;
         case NodeOp::Output: break;
       }
+      if (options_.memoryMb > 0 && z3MemoryMb() > options_.memoryMb) throw Unsupported{"Z3 memory above " + std::to_string(options_.memoryMb) + " MB after node %" + n.name + " (SmtOptions::memoryMb); the symbolic storage tier stops here"};
     }
   }
 
@@ -478,6 +511,12 @@ class StorageExecutor {
     }
     SValue fresh = freshRoot(digest);
     if (tensors.empty()) return fresh;
+    std::size_t alternatives = 1;
+    for (const SValue& t : tensors) alternatives += 2 * leaves(t);
+    if (alternatives > kMaxAlternatives)
+      throw Unsupported{"%" + n.name + " may denote " + std::to_string(alternatives) +
+                        " storages (ops without a schema that take each other's results); the symbolic storage "
+                        "tier stops at " + std::to_string(kMaxAlternatives)};
     const z3::expr choice = v_.resultChoice(key());
     SValue result;
     result.kind = SValue::Kind::Choice;
@@ -489,6 +528,16 @@ class StorageExecutor {
     }
     result.items.push_back(fresh);
     return result;
+  }
+
+  // Alternatives of a value a schema-less op's result may be (they double along a chain of
+  // such ops, and every read, write and copy of the value visits each).
+  static constexpr std::size_t kMaxAlternatives = 1024;
+  static std::size_t leaves(const SValue& v) {
+    if (v.kind != SValue::Kind::Choice && v.kind != SValue::Kind::List) return 1;
+    std::size_t n = 0;
+    for (const SValue& item : v.items) n += leaves(item);
+    return n;
   }
 
   // The whole storage of every root a value may denote.

@@ -320,6 +320,57 @@ TEST(ValidateProofs, TheSameReorderingWithoutShapesIsProvedInTheStorageTier) {
   EXPECT_EQ(report.verdict, EquivalenceVerdict::Equivalent) << formatReport(report, pair);
 }
 
+// --- limits: running out is unknown (exit 3), never a crash and never a pass ---
+
+TEST(ValidateLimits, AMemoryLimitBelowWhatZ3HoldsIsUnknownInBothTiers) {
+  std::string before = kIndependent, after = kIndependentReordered;
+  EquivalenceOptions options;
+  options.smt.memoryMb = 1;  // Z3 holds more than 1 MB as soon as it has a context
+  const EquivalenceReport shaped = checkEquivalence(prepared(readText(before), readText(after)), options);
+  EXPECT_EQ(shaped.tier, oracle::Tier::Element);
+  EXPECT_EQ(shaped.verdict, EquivalenceVerdict::Unknown);
+  EXPECT_EQ(shaped.exitCode(), 3);
+  ASSERT_FALSE(shaped.modes.empty());
+  EXPECT_NE(shaped.modes[0].detail.find("memory"), std::string::npos) << shaped.modes[0].detail;
+  for (std::string* text : {&before, &after})
+    for (std::size_t at; (at = text->find("\"f32[2, 3]\"")) != std::string::npos;) text->replace(at, 11, "\"f32[s0, 3]\"");
+  const EquivalenceReport unshaped = checkEquivalence(prepared(readText(before), readText(after)), options);
+  EXPECT_EQ(unshaped.tier, oracle::Tier::Storage);
+  EXPECT_EQ(unshaped.verdict, EquivalenceVerdict::Unknown);
+  EXPECT_EQ(unshaped.exitCode(), 3);
+  // The same pair is proved at the default limit (the context the limit retired is replaced).
+  EXPECT_EQ(checkEquivalence(prepared(readText(before), readText(after))).verdict, EquivalenceVerdict::Equivalent);
+}
+
+// A chain of n ops without a schema, each taking the previous result, without shapes: the
+// result of the last may be any of 2^(n+1) - 1 storages (DESIGN §5: each may return its
+// argument or a view of it).
+std::string schemalessChain(int n) {
+  std::string body, prev = "b_x";
+  for (int i = 0; i < n; ++i) {
+    body += "            m" + std::to_string(i) + " = torch.ops.my_ops.mystery.default(" + prev + ")\n";
+    prev = "m" + std::to_string(i);
+  }
+  return "ExportedProgram:\n    class GraphModule(torch.nn.Module):\n        def forward(self, b_x, x):\n" + body +
+         "            add = torch.ops.aten.add.Tensor(b_x, " + prev + ")\n            return (add, " + prev +
+         ")\n\nGraph signature:\n    # inputs\n    b_x: BUFFER target='x' persistent=True\n    x: USER_INPUT\n\n"
+         "    # outputs\n    add: BUFFER_MUTATION target='x'\n    " + prev + ": USER_OUTPUT\n\nRange constraints: {}\n";
+}
+
+TEST(ValidateLimits, ASchemalessChainIsProvedUpToTheStorageTiersBoundAndUnknownBeyond) {
+  for (int n : {8, 16}) {
+    SCOPED_TRACE(n);
+    const Program program = readText(schemalessChain(n));
+    const PlacedProgram placed = place(program, Placement::Early, schemasFor(program, builtinSchemas()));
+    ASSERT_FALSE(placed.failure.has_value());
+    const PreparedPair pair = prepared(program, placed.program);
+    const EquivalenceReport report = checkEquivalence(pair);
+    EXPECT_EQ(report.tier, oracle::Tier::Storage);
+    EXPECT_EQ(report.verdict, n == 8 ? EquivalenceVerdict::Equivalent : EquivalenceVerdict::Unknown)
+        << formatReport(report, pair);
+  }
+}
+
 TEST(ValidateProofs, ACopyBeforeTheReaderIsRefutedInTheStorageTierToo) {
   std::string before = kIndependent, after = kIndependentReordered;
   for (std::string* text : {&before, &after})
