@@ -110,6 +110,10 @@ int main(int argc, char** argv) {
   app.add_option("--programs", programs, "generated programs per size")->capture_default_str();
   app.add_option("--sizes", sizes, "target body-node counts")->delimiter(',');
   app.add_option("--layers", layers, "decoder layer counts")->delimiter(',');
+  bool verbose = false;
+  std::vector<std::uint64_t> onlySeeds;
+  app.add_option("--seeds", onlySeeds, "only the generated programs of these seeds (to reproduce one)")->delimiter(',');
+  app.add_flag("--verbose", verbose, "print each program's seed, size, time and verdict to stderr as it goes");
   CLI11_PARSE(app, argc, argv);
   if (programs < 1) return 2;
 
@@ -123,13 +127,17 @@ int main(int argc, char** argv) {
     Row shaped{"generated ~" + std::to_string(size), "element (arrays)", {}};
     Row unshaped{"generated ~" + std::to_string(size), "storage (terms)", {}};
     for (std::uint64_t seed = 0; static_cast<int>(shaped.samples.size()) < programs && seed < 100000; ++seed) {
+      if (!onlySeeds.empty() && std::find(onlySeeds.begin(), onlySeeds.end(), seed) == onlySeeds.end()) continue;
       gen::RandomChoices choices(seed);
       const gen::Generated g = generator.generate(choices);
       const std::size_t body = g.program.graph.nodes.size();
       if (body < static_cast<std::size_t>(size - size / 4) || body > static_cast<std::size_t>(size + size / 4 + 40)) continue;
       const SchemaTable schemas = schemasFor(g.program, generator.schemas());
+      if (verbose) std::fprintf(stderr, "generated ~%d seed %llu: %zu nodes\n", size, static_cast<unsigned long long>(seed), body);
       shaped.samples.push_back(timeValidate(g.program, schemas));
+      if (verbose) std::fprintf(stderr, "  element: %.1f ms CPU, %s\n", shaped.samples.back().cpu, std::string(proofs::toString(shaped.samples.back().verdict)).c_str());
       unshaped.samples.push_back(timeValidate(withoutShapes(g.program), schemas));
+      if (verbose) std::fprintf(stderr, "  storage: %.1f ms CPU, %s\n", unshaped.samples.back().cpu, std::string(proofs::toString(unshaped.samples.back().verdict)).c_str());
     }
     for (const Row* r : {&shaped, &unshaped})
       for (const Sample& s : r->samples) {
