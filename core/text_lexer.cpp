@@ -91,7 +91,7 @@ class Lexer {
  public:
   Lexer(const Source& source, const ReadLimits& limits) : source_(source), limits_(limits) {}
 
-  std::vector<Token> run(std::size_t& lineIndex) {
+  LexedLine run(std::size_t& lineIndex) {
     // Room for the tokens of a typical line (a token takes about four characters of it), so
     // that the vector of strings is not moved while it grows.
     if (lineIndex < source_.lineCount())
@@ -111,8 +111,8 @@ class Lexer {
     std::size_t last = lineIndex == 0 ? 0 : lineIndex - 1;
     end.pos = {static_cast<int>(last + 1), static_cast<int>(source_.line(last).size() + 1)};
     end.end = end.pos;
-    tokens_.push_back(std::move(end));
-    return std::move(tokens_);
+    tokens_.push_back(end);
+    return LexedLine{std::move(tokens_), std::move(decoded_)};
   }
 
  private:
@@ -137,13 +137,13 @@ class Lexer {
 
   Pos here() const { return {lineNumber_, static_cast<int>(i_ + 1)}; }
 
-  void push(TokenKind kind, std::string text, std::size_t start) {
+  void push(TokenKind kind, std::string_view text, std::size_t start) {
     Token t;
     t.kind = kind;
-    t.text = std::move(text);
+    t.text = text;
     t.pos = {lineNumber_, static_cast<int>(start + 1)};
     t.end = here();
-    tokens_.push_back(std::move(t));
+    tokens_.push_back(t);
   }
 
   // Older str(graph) prints `[#users=1]`: the '#' there is not a comment.
@@ -151,7 +151,7 @@ class Lexer {
     if (tokens_.empty() || !tokens_.back().isPunct("[") || line_.substr(i_, 6) != "#users") return false;
     std::size_t start = i_;
     i_ += 6;
-    push(TokenKind::Name, "#users", start);
+    push(TokenKind::Name, line_.substr(start, 6), start);
     return true;
   }
 
@@ -160,13 +160,13 @@ class Lexer {
     std::string_view text = line_.substr(i_ + 1);
     i_ = line_.size();
     // A comment inside open brackets belongs to a continuation line; only a final one matters.
-    if (stack_.empty()) push(TokenKind::Comment, std::string(text), start);
+    if (stack_.empty()) push(TokenKind::Comment, text, start);
   }
 
   void lexName() {
     std::size_t start = i_;
     while (i_ < line_.size() && isNameChar(line_[i_])) ++i_;
-    push(TokenKind::Name, std::string(line_.substr(start, i_ - start)), start);
+    push(TokenKind::Name, line_.substr(start, i_ - start), start);
   }
 
   void lexNumber() {
@@ -187,12 +187,19 @@ class Lexer {
     }
     if (i_ < line_.size() && isNameChar(line_[i_]))
       source_.fail(here(), "malformed number: unexpected " + describeChar(line_[i_]) + " after digits");
-    push(isFloat ? TokenKind::Float : TokenKind::Int, std::string(line_.substr(start, i_ - start)), start);
+    push(isFloat ? TokenKind::Float : TokenKind::Int, line_.substr(start, i_ - start), start);
   }
 
+  // A string without escapes is a view of the line; one with escapes is decoded into decoded_.
   void lexString() {
     std::size_t start = i_;
     char quote = line_[i_++];
+    const std::size_t close = line_.find_first_of(quote == '\'' ? std::string_view("'\\") : std::string_view("\"\\"), i_);
+    if (close != std::string_view::npos && line_[close] == quote) {
+      i_ = close + 1;
+      push(TokenKind::String, line_.substr(start + 1, close - start - 1), start);
+      return;
+    }
     std::string value;
     while (true) {
       if (i_ >= line_.size())
@@ -203,7 +210,8 @@ class Lexer {
       if (i_ >= line_.size()) continue;  // reported as unterminated on the next iteration
       value += decodeEscape();
     }
-    push(TokenKind::String, std::move(value), start);
+    decoded_.push_back(std::make_unique<std::string>(std::move(value)));
+    push(TokenKind::String, *decoded_.back(), start);
   }
 
   // The escape after a backslash; unknown escapes stay as written, as in Python.
@@ -236,7 +244,7 @@ class Lexer {
     for (std::string_view two : kTwoChar) {
       if (line_[i_] == two[0] && second == two[1]) {
         i_ += 2;
-        push(TokenKind::Punct, std::string(two), start);
+        push(TokenKind::Punct, line_.substr(start, 2), start);
         return;
       }
     }
@@ -246,7 +254,7 @@ class Lexer {
     if (c == '(' || c == '[' || c == '{') openBracket(c);
     if (c == ')' || c == ']' || c == '}') closeBracket(c);
     ++i_;
-    push(TokenKind::Punct, std::string(1, c), start);
+    push(TokenKind::Punct, line_.substr(start, 1), start);
   }
 
   void openBracket(char c) {
@@ -268,6 +276,7 @@ class Lexer {
   const Source& source_;
   const ReadLimits& limits_;
   std::vector<Token> tokens_;
+  std::vector<std::unique_ptr<std::string>> decoded_;
   std::vector<OpenBracket> stack_;
   std::string_view line_;
   int lineNumber_ = 0;
@@ -276,7 +285,7 @@ class Lexer {
 
 }  // namespace
 
-std::vector<Token> lexLogicalLine(const Source& source, std::size_t& lineIndex, const ReadLimits& limits) {
+LexedLine lexLogicalLine(const Source& source, std::size_t& lineIndex, const ReadLimits& limits) {
   return Lexer(source, limits).run(lineIndex);
 }
 

@@ -16,8 +16,8 @@
 
 namespace wb::text {
 
-TokenCursor::TokenCursor(const Source& source, std::vector<Token> tokens, const ReadLimits& limits)
-    : source_(source), tokens_(std::move(tokens)), limits_(limits) {}
+TokenCursor::TokenCursor(const Source& source, LexedLine line, const ReadLimits& limits)
+    : source_(source), tokens_(std::move(line.tokens)), decoded_(std::move(line.decoded)), limits_(limits) {}
 
 const Token& TokenCursor::peek(std::size_t ahead) const {
   std::size_t i = index_ + ahead;
@@ -48,7 +48,7 @@ std::string describe(const Token& t) {
     case TokenKind::End: return "end of line";
     case TokenKind::Comment: return "a comment";
     case TokenKind::String: return "a string";
-    default: return "'" + t.text + "'";
+    default: return "'" + std::string(t.text) + "'";
   }
 }
 }  // namespace
@@ -82,7 +82,7 @@ bool isBinaryOperator(const Token& t) {
                                                     "<", "<=", ">", ">=", "&", "|", "^", "@"};
   if (t.kind != TokenKind::Punct || t.text.empty()) return false;
   for (std::string_view op : kOperators)
-    if (op[0] == t.text[0] && std::string_view(t.text) == op) return true;
+    if (op[0] == t.text[0] && t.text == op) return true;
   return false;
 }
 }  // namespace
@@ -141,7 +141,8 @@ Expr TokenCursor::parsePostfix() {
     if (peek().isPunct(".")) {
       const Token& dot = next();
       if (e.kind != Expr::Kind::Name) fail(dot, "attribute access is only supported on names");
-      e.text += "." + expectName("after '.'").text;
+      e.text += '.';
+      e.text += expectName("after '.'").text;
     } else if (peek().isPunct("(")) {
       const Token& open = next();
       if (e.kind != Expr::Kind::Name) fail(open, "only named functions can be called");
@@ -165,7 +166,7 @@ Expr TokenCursor::parsePostfix() {
 void TokenCursor::parseCallArguments(Expr& call) {
   while (!acceptPunct(")")) {
     if (peek().kind == TokenKind::Name && peek(1).isPunct("=")) {
-      call.keywordNames.push_back(next().text);
+      call.keywordNames.emplace_back(next().text);
       next();  // '='
       call.keywordValues.push_back(parseExpr());
     } else {
@@ -235,10 +236,10 @@ Expr TokenCursor::parseNumber(const Token& t) {
   auto [ptr, ec] = std::from_chars(first, last, e.real);
   if (ec == std::errc::result_out_of_range) {
     // Python reads 1e999 as inf and 1e-999 as 0.0.
-    bool tiny = t.text.find("e-") != std::string::npos || t.text.find("E-") != std::string::npos;
+    bool tiny = t.text.find("e-") != std::string_view::npos || t.text.find("E-") != std::string_view::npos;
     e.real = tiny ? 0.0 : std::numeric_limits<double>::infinity();
   } else if (ec != std::errc() || ptr != last) {
-    fail(t, "malformed number '" + t.text + "'");
+    fail(t, "malformed number '" + std::string(t.text) + "'");
   }
   return e;
 }
@@ -297,7 +298,10 @@ Expr TokenCursor::parseEnum(const Token& open) {
   e.kind = Expr::Kind::Enum;
   e.pos = open.pos;
   e.text = expectName("in an enum value such as <InputKind.BUFFER: 3>").text;
-  while (acceptPunct(".")) e.text += "." + expectName("after '.'").text;
+  while (acceptPunct(".")) {
+    e.text += '.';
+    e.text += expectName("after '.'").text;
+  }
   expectPunct(":", "in an enum value such as <InputKind.BUFFER: 3>");
   if (peek().kind != TokenKind::Int) fail(peek(), "expected the enum's number, found " + describe(peek()));
   next();

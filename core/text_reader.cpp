@@ -7,16 +7,18 @@
 // with or without its heading), `Schemas:`, `Range constraints:`. Any other text is an error:
 // nothing is skipped unread. Statements are lexed and parsed by text_lexer.cpp and
 // text_parser.cpp.
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <deque>
 #include <cstdio>
 #include <initializer_list>
 #include <limits>
 #include <new>
 #include <optional>
-#include <unordered_map>
 #include <utility>
 
+#include "core/name_index.h"
 #include "core/text.h"
 #include "core/text_syntax.h"
 
@@ -47,23 +49,38 @@ std::string positionText(Pos pos) { return "line " + std::to_string(pos.line); }
 class GraphBuilder {
  public:
   GraphBuilder(const Source& source, const ReadLimits& limits, std::size_t& nodeCount)
-      : source_(source), limits_(limits), nodeCount_(nodeCount) {}
+      : source_(source), limits_(limits), nodeCount_(nodeCount), index_(NameOf{&names_}, 1024) {}
 
   void define(Node node, Pos pos) {
     if (++nodeCount_ > limits_.maxNodes)
       source_.fail(pos, "too many nodes (limit " + std::to_string(limits_.maxNodes) + ")");
-    auto [it, inserted] = definedAt_.emplace(node.name, DefinedAt{pos, graph.nodes.size()});
-    if (!inserted)
-      source_.fail(pos, "duplicate node name '" + node.name + "' (first defined at " + positionText(it->second.pos) + ")");
+    const auto id = static_cast<std::uint32_t>(graph.nodes.size());
+    names_.push_back(stableName(node.name, pos));
+    positions_.push_back(pos);
+    const std::uint32_t first = index_.insert(id);
+    if (first != id)
+      source_.fail(pos, "duplicate node name '" + node.name + "' (first defined at " + positionText(positions_[first]) + ")");
     graph.nodes.push_back(std::move(node));
   }
 
+  // Room for `nodes` nodes: the main graph reserves one per line of the input (a printed node
+  // takes a line), so that the node array is not moved while it grows.
+  void reserve(std::size_t nodes) {
+    graph.nodes.reserve(nodes);
+    names_.reserve(nodes);
+    positions_.reserve(nodes);
+    uses_.reserve(nodes);
+    index_ = NameIndex(NameOf{&names_}, nodes);
+  }
+
   // Renames a placeholder (the unpacking of unlifted code rebinds the forward's parameters).
-  void renamePlaceholder(std::size_t index, const std::string& newName, Pos pos) {
+  // The index finds a node by its current name only, so the old name is gone from it.
+  void renamePlaceholder(std::size_t index, std::string_view newName, Pos pos) {
     Node& node = graph.nodes[index];
-    definedAt_.erase(node.name);
-    if (!definedAt_.emplace(newName, DefinedAt{pos, index}).second)
-      source_.fail(pos, "duplicate node name '" + newName + "'");
+    if (index_.find(newName) != NameIndex::kNone) source_.fail(pos, "duplicate node name '" + std::string(newName) + "'");
+    names_[index] = stableName(newName, pos);
+    positions_[index] = pos;
+    index_.insert(static_cast<std::uint32_t>(index));
     node.name = newName;
     node.target = newName;
   }
@@ -107,17 +124,23 @@ class GraphBuilder {
   void checkReferences() const {
     for (const auto& [name, pos, usedAt, node] : uses_) {
       // Defined before the use when it was read, and not renamed since: the reference is right.
-      if (node != kNoNode && graph.nodes[node].name == name) continue;
-      auto it = definedAt_.find(name);
-      if (it == definedAt_.end()) source_.fail(pos, "undefined name '" + name + "'");
-      if (it->second.index >= usedAt)
-        source_.fail(pos, "'" + name + "' is used before its definition at " + positionText(it->second.pos));
-      source_.fail(pos, "'" + name + "' is used before the unpacking at " + positionText(it->second.pos) +
+      if (node != kNoNode && sameName(names_[node], name)) continue;
+      const std::uint32_t defined = index_.find(name);
+      const std::string shown(name);
+      if (defined == NameIndex::kNone) source_.fail(pos, "undefined name '" + shown + "'");
+      if (defined >= usedAt)
+        source_.fail(pos, "'" + shown + "' is used before its definition at " + positionText(positions_[defined]));
+      source_.fail(pos, "'" + shown + "' is used before the unpacking at " + positionText(positions_[defined]) +
                             " renames the parameters of forward()");
     }
   }
 
-  bool isDefined(const std::string& name) const { return definedAt_.count(name) != 0; }
+  // The node this builder defined under `name` (its index in the graph as built), if any.
+  std::optional<std::size_t> indexOf(std::string_view name) const {
+    const std::uint32_t id = index_.find(name);
+    if (id == NameIndex::kNone) return std::nullopt;
+    return id;
+  }
 
   // Where each node of `nodes` (this graph, finished) was defined; {0, 0} for a node the text
   // did not define by that name.
@@ -125,8 +148,8 @@ class GraphBuilder {
     std::vector<SourceLocation> out;
     out.reserve(nodes.size());
     for (const Node& n : nodes) {
-      auto it = definedAt_.find(n.name);
-      out.push_back(it == definedAt_.end() ? SourceLocation{} : SourceLocation{it->second.pos.line, it->second.pos.column});
+      const std::uint32_t id = index_.find(n.name);
+      out.push_back(id == NameIndex::kNone ? SourceLocation{} : SourceLocation{positions_[id].line, positions_[id].column});
     }
     return out;
   }
@@ -136,31 +159,49 @@ class GraphBuilder {
   InferenceHints hints;
 
  private:
-  struct DefinedAt {
-    Pos pos;
-    std::size_t index;
+  // The index reads a node's name from names_, not from the node: names_ outlives the graph,
+  // which read() moves into the program before it asks for locations.
+  struct NameOf {
+    const std::vector<std::string_view>* names;
+    std::string_view operator()(std::uint32_t id) const { return (*names)[id]; }
   };
+  using NameIndex = FlatNameIndex<NameOf>;
+
   struct Use {
-    std::string name;
+    std::string_view name;  // as stableName() keeps it
     Pos pos;
     std::size_t usedAt;  // index of the node being built when the use was seen
     NodeId node;         // the node the name named then, or kNoNode
   };
 
+  // A view of `name` that lives as long as the builder: into the input where the name is
+  // printed at `pos` or just after it (`%x`), else a copy the builder keeps.
+  std::string_view stableName(std::string_view name, Pos pos) {
+    if (pos.line >= 1 && static_cast<std::size_t>(pos.line) <= source_.lineCount()) {
+      const std::string_view line = source_.line(static_cast<std::size_t>(pos.line - 1));
+      for (std::size_t column = static_cast<std::size_t>(pos.column - 1), last = column + 1; column <= last; ++column)
+        if (column <= line.size() && sameName(line.substr(column, name.size()), name)) return line.substr(column, name.size());
+    }
+    return copies_.emplace_back(name);
+  }
+
   // A reference is the index of the node its name names when it is read: names are defined
   // before their uses. checkReferences() judges every use once the graph is complete (a later
   // definition, or none, or a renamed placeholder makes it an error there).
   Arg reference(const std::string& name, Pos pos) {
-    auto it = definedAt_.find(name);
-    const NodeId node = it != definedAt_.end() ? static_cast<NodeId>(it->second.index) : kNoNode;
-    uses_.push_back(Use{name, pos, graph.nodes.size(), node});
+    const std::uint32_t id = index_.find(name);
+    const NodeId node = id != NameIndex::kNone ? static_cast<NodeId>(id) : kNoNode;
+    uses_.push_back(Use{stableName(name, pos), pos, graph.nodes.size(), node});
     return Arg::ref(node);
   }
 
   const Source& source_;
   const ReadLimits& limits_;
   std::size_t& nodeCount_;
-  std::unordered_map<std::string, DefinedAt> definedAt_;
+  std::vector<std::string_view> names_;  // by node index: the name it is defined under now
+  std::vector<Pos> positions_;           // by node index: where that definition is
+  std::deque<std::string> copies_;       // names printed nowhere in the input ("output")
+  NameIndex index_;                      // name -> node index, over names_
   std::vector<Use> uses_;
 };
 
@@ -183,12 +224,13 @@ class ProgramReader {
     readPrelude(start, moduleCode);
     std::size_t line = start;
     GraphBuilder main(source_, limits_, nodeCount_);
+    main.reserve(std::min(source_.lineCount(), limits_.maxNodes));
     readMainGraph(line, main);
     readSections(line, moduleCode);
     main.checkReferences();
     program_.graph = std::move(main.graph);
     if (signatureFound_) {
-      checkSignature();
+      checkSignature(main);
     } else {
       program_.signature = inferSignature(program_.graph, std::move(main.hints));
       program_.signatureInferred = true;
@@ -353,7 +395,7 @@ class ProgramReader {
     if (isBlockKeyword(head)) {
       Token last = head;
       while (!c.atEnd()) last = c.next();
-      if (!last.isPunct(":")) c.fail(c.peek(), "expected ':' at the end of the '" + head.text + "' line");
+      if (!last.isPunct(":")) c.fail(c.peek(), "expected ':' at the end of the '" + std::string(head.text) + "' line");
       c.expectEnd("after ':'");
       return readBlockBody(line, indent, head);
     }
@@ -397,7 +439,7 @@ class ProgramReader {
       lexLogicalLine(source_, line, limits_);
       any = true;
     }
-    if (!any) source_.fail(header.pos, "the '" + header.text + "' block has no body");
+    if (!any) source_.fail(header.pos, "the '" + std::string(header.text) + "' block has no body");
   }
 
   // --- def forward (forms 1 and 2) ---------------------------------------------------------
@@ -467,7 +509,7 @@ class ProgramReader {
     if (first.kind == TokenKind::String && (c.peek(1).isPunct(",") || c.peek(1).isPunct(")") || c.peek(1).isPunct("="))) {
       c.next();
       checkShape(first.text, first.pos);
-      return first.text;
+      return std::string(first.text);
     }
     int depth = 0;
     Token last = first;
@@ -492,7 +534,7 @@ class ProgramReader {
       return std::string(l.substr(static_cast<std::size_t>(first.pos.column - 1),
                                   static_cast<std::size_t>(last.end.column - first.pos.column)));
     }
-    return first.text + " ... " + last.text;
+    return std::string(first.text) + " ... " + std::string(last.text);
   }
 
   // Caps the shapes of annotations: a hostile "f32[99999999999, ...]" must not reach an
@@ -540,7 +582,7 @@ class ProgramReader {
     }
     std::string typeText;
     if (c.acceptPunct(":")) typeText = readAnnotation(c);
-    c.expectPunct("=", "after the node name '" + name.text + "'");
+    if (!c.acceptPunct("=")) c.expectPunct("=", "after the node name '" + std::string(name.text) + "'");
     if (c.atEnd()) c.fail(c.peek(), "expected an expression after '='");
     Expr rhs = c.parseExpr();
     readDeletions(c);
@@ -586,7 +628,7 @@ class ProgramReader {
         builder.renamePlaceholder(placeholders[i], names[i].text, names[i].pos);
   }
 
-  Node nodeFromExpression(const std::string& name, const Expr& rhs, GraphBuilder& builder) {
+  Node nodeFromExpression(std::string_view name, const Expr& rhs, GraphBuilder& builder) {
     Node node;
     node.name = name;
     if (rhs.kind == Expr::Kind::Call) {
@@ -782,7 +824,7 @@ class ProgramReader {
     if (t.text == "get_attr") return NodeOp::GetAttr;
     if (t.text == "call_function") return NodeOp::CallFunction;
     if (t.text == "call_module") return NodeOp::CallModule;
-    c.fail(t, "unknown node kind '" + t.text + "' (expected placeholder, get_attr, call_function or call_module)");
+    c.fail(t, "unknown node kind '" + std::string(t.text) + "' (expected placeholder, get_attr, call_function or call_module)");
   }
 
   // The text up to the ']' that closes `[target=...`, as written.
@@ -806,7 +848,7 @@ class ProgramReader {
   void readStrNodeArguments(TokenCursor& c, Node& node, GraphBuilder& builder) {
     while (!c.acceptPunct(")")) {
       const Token& key = c.expectName("('args', 'kwargs' or 'default')");
-      c.expectPunct("=", "after '" + key.text + "'");
+      if (!c.acceptPunct("=")) c.expectPunct("=", "after '" + std::string(key.text) + "'");
       Expr value = c.parseExpr();
       if (key.text == "args") {
         if (value.kind != Expr::Kind::Tuple) c.fail(key, "'args' must be a tuple such as (%x, 1)");
@@ -816,7 +858,7 @@ class ProgramReader {
         for (std::size_t i = 0; i + 1 < value.items.size(); i += 2)
           node.kwargs.emplace_back(keywordName(value.items[i]), builder.toArg(value.items[i + 1]));
       } else if (key.text != "default") {
-        c.fail(key, "unknown node field '" + key.text + "' (expected args, kwargs or default)");
+        c.fail(key, "unknown node field '" + std::string(key.text) + "' (expected args, kwargs or default)");
       }
       if (!c.peek().isPunct(")")) c.expectPunct(",", "between node fields");
     }
@@ -962,14 +1004,14 @@ class ProgramReader {
     std::optional<bool> persistent;
     while (!c.atEnd()) {
       const Token& key = c.expectName("('target' or 'persistent')");
-      c.expectPunct("=", "after '" + key.text + "'");
+      if (!c.acceptPunct("=")) c.expectPunct("=", "after '" + std::string(key.text) + "'");
       const Token& value = c.next();
       if (key.text == "target" && value.kind == TokenKind::String) target = value.text;
       else if (key.text == "target" && value.isName("None")) target.reset();
       else if (key.text == "persistent" && (value.isName("True") || value.isName("False"))) persistent = value.text == "True";
       else if (key.text == "persistent" && value.isName("None")) persistent.reset();
-      else if (key.text == "target" || key.text == "persistent") c.fail(value, "bad value for '" + key.text + "'");
-      else c.fail(key, "unknown signature field '" + key.text + "' (expected target or persistent)");
+      else if (key.text == "target" || key.text == "persistent") c.fail(value, "bad value for '" + std::string(key.text) + "'");
+      else c.fail(key, "unknown signature field '" + std::string(key.text) + "' (expected target or persistent)");
     }
     c.expectEnd("at the end of the signature line");
     addSpec(isInput, kind, std::move(name), target.value_or(""), persistent, pos);
@@ -1077,19 +1119,16 @@ class ProgramReader {
   // placeholder twice, and none is left out; every output spec names a node, one per returned
   // value. Each error points at the spec (or, for a spec that is missing, at the signature).
   // The order and the targets are validate()'s to check.
-  void checkSignature() {
+  void checkSignature(const GraphBuilder& builder) {
     const Graph& graph = program_.graph;
-    std::unordered_map<std::string_view, std::size_t> byName;
-    byName.reserve(graph.nodes.size());
-    for (std::size_t i = 0; i < graph.nodes.size(); ++i) byName.emplace(graph.nodes[i].name, i);
     constexpr std::size_t kUnclaimed = static_cast<std::size_t>(-1);
     std::vector<std::size_t> claimedBy(graph.nodes.size(), kUnclaimed);
     for (std::size_t s = 0; s < inputs_.size(); ++s) {
       const auto& [spec, pos] = inputs_[s];
-      auto it = byName.find(spec.name);
-      if (it == byName.end() || !graph.nodes[it->second].isPlaceholder())
+      const std::optional<std::size_t> node = builder.indexOf(spec.name);
+      if (!node || !graph.nodes[*node].isPlaceholder())
         source_.fail(pos, "signature input '" + spec.name + "' names no placeholder of forward()");
-      std::size_t& claimed = claimedBy[it->second];
+      std::size_t& claimed = claimedBy[*node];
       if (claimed != kUnclaimed)
         source_.fail(pos, "signature input '" + spec.name + "' names the same placeholder as the input spec at " +
                               positionText(inputs_[claimed].pos));
@@ -1099,7 +1138,7 @@ class ProgramReader {
       if (graph.nodes[i].isPlaceholder() && claimedBy[i] == kUnclaimed)
         source_.fail(signaturePos_, "the graph signature has no input spec for placeholder '" + graph.nodes[i].name + "'");
     for (const auto& [spec, pos] : outputs_)
-      if (!spec.name.empty() && !byName.count(spec.name))
+      if (!spec.name.empty() && !builder.indexOf(spec.name))
         source_.fail(pos, "signature output '" + spec.name + "' names no node of the graph");
     if (!graph.nodes.empty() && graph.nodes.back().isOutput() && graph.nodes.back().args.size() == 1) {
       const std::size_t returned = graph.returnedArgs().size();

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,7 +61,9 @@ enum class TokenKind : std::uint8_t { Name, Int, Float, String, Punct, Comment, 
 
 struct Token {
   TokenKind kind = TokenKind::End;
-  std::string text;  // Name/Int/Float/Punct: as written; String: decoded value; Comment: after '#'
+  // Name/Int/Float/Punct: as written; String: the decoded value; Comment: after '#'. A view into
+  // the input, or (a string with escapes) into the LexedLine the token came from.
+  std::string_view text;
   Pos pos;
   Pos end;           // one past the last character (same line as pos for every token but End)
 
@@ -68,16 +71,24 @@ struct Token {
     if (kind != k || text.size() != t.size()) return false;
     // The parser tests punctuation constantly: a one-character test needs no memcmp call
     // (which sanitizer builds intercept).
-    return t.size() == 1 ? text[0] == t[0] : std::string_view(text) == t;
+    return t.size() == 1 ? text[0] == t[0] : text == t;
   }
   bool isPunct(std::string_view t) const { return is(TokenKind::Punct, t); }
   bool isName(std::string_view t) const { return is(TokenKind::Name, t); }
 };
 
+// The tokens of one logical line, and the decoded values of its strings that have escapes (the
+// tokens of the others view the input). A unique_ptr per value keeps its address when the
+// LexedLine moves; most lines have none, and an empty vector allocates nothing.
+struct LexedLine {
+  std::vector<Token> tokens;
+  std::vector<std::unique_ptr<std::string>> decoded;
+};
+
 // Lexes the logical line starting at physical line `lineIndex` and advances `lineIndex` past
 // it. The result ends with an End token; a comment at the end of the line comes just before it
 // (comments inside open brackets are dropped).
-std::vector<Token> lexLogicalLine(const Source& source, std::size_t& lineIndex, const ReadLimits& limits);
+LexedLine lexLogicalLine(const Source& source, std::size_t& lineIndex, const ReadLimits& limits);
 
 // ---------------------------------------------------------------------------------------------
 // Expressions: the subset of Python that FX and torch.export print.
@@ -115,7 +126,7 @@ struct Expr {
 // A cursor over the tokens of one logical line, with the expression parser.
 class TokenCursor {
  public:
-  TokenCursor(const Source& source, std::vector<Token> tokens, const ReadLimits& limits);
+  TokenCursor(const Source& source, LexedLine line, const ReadLimits& limits);
 
   const Token& peek(std::size_t ahead = 0) const;
   const Token& next();
@@ -146,6 +157,7 @@ class TokenCursor {
 
   const Source& source_;
   std::vector<Token> tokens_;
+  std::vector<std::unique_ptr<std::string>> decoded_;  // what tokens_'s escaped strings view
   std::size_t index_ = 0;
   std::size_t depth_ = 0;
   const ReadLimits& limits_;
