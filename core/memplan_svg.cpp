@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "core/memplan.h"
+#include "core/xml.h"
 
 namespace wb {
 namespace {
@@ -48,20 +49,6 @@ const Palette& paletteFor(const PlannedTensor& t) {
   if (t.graphInput) return kGraphInput;
   if (t.graphOutput) return kGraphOutput;
   return kIntermediate;
-}
-
-std::string escapeXml(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 std::string formatBytes(std::int64_t bytes) {

@@ -13,6 +13,7 @@
 
 #include "core/alias.h"
 #include "core/text.h"
+#include "core/xml.h"
 #include "oracle/oracle.h"
 
 namespace wb::draw {
@@ -41,20 +42,6 @@ constexpr std::string_view kWhy = "#4a6fa5";  // what binds a copy (dotted)
 constexpr std::string_view kEdge = "#9a9a9a";
 constexpr std::string_view kFaint = "#777777";
 constexpr std::size_t kMaxLine = 64;  // characters of a label line before it is clipped or wrapped
-
-std::string html(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string clip(std::string text, std::size_t width = kMaxLine) {
   if (text.size() <= width) return text;
@@ -187,22 +174,22 @@ class DotWriter {
   std::string captionLabel(const std::string& title, const std::vector<std::string>& caption) const {
     std::string t = "<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"2\" CELLPADDING=\"1\">";
     auto row = [&](const std::string& cell) { t += "<TR><TD ALIGN=\"LEFT\">" + cell + "</TD></TR>"; };
-    if (!title.empty()) row("<B>" + html(title) + "</B>");
+    if (!title.empty()) row("<B>" + escapeXml(title) + "</B>");
     for (std::size_t i = 0; i < caption.size(); ++i) {
       const bool verdict = i == 0;
       const std::string_view colour = verdict && ref_.refuted() ? kRed : verdict ? "#2e7d32" : kFaint;
-      row(font(colour, verdict ? "<B>" + html(caption[i]) + "</B>" : html(caption[i])));
+      row(font(colour, verdict ? "<B>" + escapeXml(caption[i]) + "</B>" : escapeXml(caption[i])));
     }
     if (ref_.placementFailure && (caption.empty() || caption.front().find(*ref_.placementFailure) == std::string::npos))
-      row(font(kRed, html("the placement fails: " + *ref_.placementFailure)));
-    for (const Divergence& d : ref_.divergences) row(font(kRed, html(d.text)));
+      row(font(kRed, escapeXml("the placement fails: " + *ref_.placementFailure)));
+    for (const Divergence& d : ref_.divergences) row(font(kRed, escapeXml(d.text)));
     if (!storage_.coloured.empty()) {
       std::string legend = "<TABLE ALIGN=\"LEFT\" BORDER=\"0\" CELLBORDER=\"1\" CELLSPACING=\"3\" CELLPADDING=\"2\"><TR><TD BORDER=\"0\">" +
                            font(kFaint, "storage:") + "</TD>";
       for (RootId r : storage_.coloured) {
         const Colour& c = kPalette[static_cast<std::size_t>(storage_.colour[r])];
         legend += "<TD BGCOLOR=\"" + std::string(c.fill) + "\" COLOR=\"" + std::string(c.line) + "\">" +
-                  html(rootLegend(r)) + "</TD>";
+                  escapeXml(rootLegend(r)) + "</TD>";
       }
       row(legend + "</TR></TABLE>");
     }
@@ -320,8 +307,8 @@ class DotWriter {
     }
     // A cylinder's top curve crosses its first line: a buffer's label starts lower.
     std::string label = in && in->kind == InputKind::Buffer ? "<FONT POINT-SIZE=\"6\"> </FONT><BR/>" : "";
-    label += "<B>%" + html(node.name) + "</B>" + std::string(kLeft) + html(kind) + std::string(kLeft);
-    if (!node.typeText.empty()) label += font(kFaint, html(node.typeText), 9) + std::string(kLeft);
+    label += "<B>%" + escapeXml(node.name) + "</B>" + std::string(kLeft) + escapeXml(kind) + std::string(kLeft);
+    if (!node.typeText.empty()) label += font(kFaint, escapeXml(node.typeText), 9) + std::string(kLeft);
     bool red = false;
     if (const auto it = divergingPlaceholder_.find(node.name); it != divergingPlaceholder_.end()) {
       for (const Divergence* d : it->second)
@@ -330,7 +317,7 @@ class DotWriter {
     }
     if (const auto it = missingInto_.find(node.name); it != missingInto_.end()) {
       for (const MissingWriteBack* m : it->second)
-        label += font(kRed, "<B>never written back</B> (early copies %" + html(m->value) + " into it)") +
+        label += font(kRed, "<B>never written back</B> (early copies %" + escapeXml(m->value) + " into it)") +
                  std::string(kLeft);
       red = true;
     }
@@ -343,8 +330,8 @@ class DotWriter {
 
   void writeBodyNode(NodeId v) {
     const Node& node = graph_.nodes[v];
-    std::string label = font(kFaint, std::to_string(v), 9) + " <B>%" + html(node.name) + "</B> = " +
-                        html(callText(node)) + std::string(kLeft);
+    std::string label = font(kFaint, std::to_string(v), 9) + " <B>%" + escapeXml(node.name) + "</B> = " +
+                        escapeXml(callText(node)) + std::string(kLeft);
     std::vector<std::string> notes;  // storage, in the colour of the storage
     const std::span<const RootAccess> writes = aliases_.writes(v);
     const auto copy = copyOf_.find(node.name);
@@ -362,23 +349,23 @@ class DotWriter {
     }
     std::string noteLine;
     for (const std::string& n : notes) noteLine += (noteLine.empty() ? "" : "; ") + n;
-    std::string line = node.typeText.empty() ? "" : font(kFaint, html(node.typeText), 9);
+    std::string line = node.typeText.empty() ? "" : font(kFaint, escapeXml(node.typeText), 9);
     if (!noteLine.empty()) {
       const RootId about = !written.empty() ? written.front() : !shared.empty() ? shared.front() : kNoNode;
-      line += (line.empty() ? "" : "  ") + font(about == kNoNode ? kFaint : lineOf(about), html(clip(noteLine)), 9);
+      line += (line.empty() ? "" : "  ") + font(about == kNoNode ? kFaint : lineOf(about), escapeXml(clip(noteLine)), 9);
     }
     if (!line.empty()) label += line + std::string(kLeft);
 
     const bool isOffending = offending_.count(node.name) > 0;
     if (copy != copyOf_.end()) {
       const CopyExplanation& c = *copy->second;
-      label += "<B>write-back of " + html(c.buffer) + "</B>" + std::string(kLeft);
+      label += "<B>write-back of " + escapeXml(c.buffer) + "</B>" + std::string(kLeft);
       for (const std::string& line : wrap(std::string(toString(c.rule)) + " " + c.text))
-        label += font(kWhy, html(line), 9) + std::string(kLeft);
+        label += font(kWhy, escapeXml(line), 9) + std::string(kLeft);
     }
     if (isOffending) {
       for (const BrokenDependence* b : brokenInto_[node.name]) {
-        label += font(kRed, "<B>too early: must follow %" + html(b->first) + "</B>") + std::string(kLeft);
+        label += font(kRed, "<B>too early: must follow %" + escapeXml(b->first) + "</B>") + std::string(kLeft);
       }
     }
     if (const auto it = firstDiverging_.find(node.name); it != firstDiverging_.end()) {
@@ -401,9 +388,9 @@ class DotWriter {
 
   void writeGhost(std::size_t i) {
     const MissingWriteBack& m = ref_.missing[i];
-    std::string label = font(kRed, "<B>missing write-back of " + html(m.buffer) + "</B>") + std::string(kLeft) +
-                        font(kRed, "copy_(" + html(m.buffer) + ", " + html(m.value) + ")") + std::string(kLeft);
-    for (const std::string& line : wrap(m.reason)) label += font(kRed, html(line), 9) + std::string(kLeft);
+    std::string label = font(kRed, "<B>missing write-back of " + escapeXml(m.buffer) + "</B>") + std::string(kLeft) +
+                        font(kRed, "copy_(" + escapeXml(m.buffer) + ", " + escapeXml(m.value) + ")") + std::string(kLeft);
+    for (const std::string& line : wrap(m.reason)) label += font(kRed, escapeXml(line), 9) + std::string(kLeft);
     out_ << "  missing" << i << " [style=\"rounded,dashed\", color=\"" << kRed << "\", penwidth=2, label=<" << label
          << ">];\n";
   }
@@ -414,7 +401,7 @@ class DotWriter {
     const std::string_view colour = ref_.refuted() ? kRed : kFaint;
     std::string args;
     for (const Arg& a : node.args) args += (args.empty() ? "" : ", ") + formatArg(a, input_.graph);
-    std::string label = "<B>%" + html(node.name) + "</B> = " + html(clip(shortTarget(node.target) + "(" + args + ")")) +
+    std::string label = "<B>%" + escapeXml(node.name) + "</B> = " + escapeXml(clip(shortTarget(node.target) + "(" + args + ")")) +
                         std::string(kLeft) + font(colour, "<B>removed by the placement</B> (dead code elimination)", 9) +
                         std::string(kLeft);
     out_ << "  removed" << v << " [style=\"rounded,dashed\", color=\"" << colour << "\", fontcolor=\"" << colour
@@ -440,8 +427,8 @@ class DotWriter {
     for (std::size_t i = 0; i < returned.size(); ++i) {
       std::string cell = std::to_string(i) + ": ";
       if (i < specs.size()) {
-        cell += html(std::string(toString(specs[i].kind)));
-        if (!specs[i].target.empty()) cell += " '" + html(specs[i].target) + "'";
+        cell += escapeXml(std::string(toString(specs[i].kind)));
+        if (!specs[i].target.empty()) cell += " '" + escapeXml(specs[i].target) + "'";
       }
       std::vector<std::string> red;
       if (const auto it = divergingOutput_.find(i); it != divergingOutput_.end())
@@ -451,7 +438,7 @@ class DotWriter {
       if (const auto it = changedOutput_.find(i); it != changedOutput_.end())
         for (const ChangedOutput* c : it->second)
           for (const std::string& line : wrap(c->reason, 40)) red.push_back(line);
-      for (const std::string& line : red) cell += "<BR/>" + font(kRed, "<B>" + html(line) + "</B>");
+      for (const std::string& line : red) cell += "<BR/>" + font(kRed, "<B>" + escapeXml(line) + "</B>");
       t += "<TD PORT=\"p" + std::to_string(i) + "\"" + (red.empty() ? "" : " BGCOLOR=\"" + std::string(kRedFill) + "\" COLOR=\"" + std::string(kRed) + "\"") + ">" + cell + "</TD>";
     }
     t += "</TR></TABLE>";
@@ -511,7 +498,7 @@ class DotWriter {
       const std::optional<std::size_t> to = graph_.indexOf(b.offending);
       if (!from || !to) continue;
       std::string label;
-      for (const std::string& line : wrap(b.reason, 36)) label += html(line) + std::string(kLeft);
+      for (const std::string& line : wrap(b.reason, 36)) label += escapeXml(line) + std::string(kLeft);
       out_ << "  " << id(static_cast<NodeId>(*from)) << " -> " << id(static_cast<NodeId>(*to))
            << " [style=dashed, color=\"" << kRed << "\", fontcolor=\"" << kRed
            << "\", penwidth=2.5, constraint=false, label=<" << label << ">];\n";
