@@ -6,6 +6,9 @@
 // (`# expect finding`, tests/hazards_test.cpp).
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -476,8 +479,10 @@ int runCommand(const std::string& command) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// One directory per test and process: two ctest runs on one machine must not share it.
 std::filesystem::path scratchDir(const std::string& name) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("wbcheck_campaign_test_" + name);
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("wbcheck_campaign_test_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
