@@ -241,7 +241,19 @@ TOKENS = [
 
 
 def dict_entry(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """One entry in libFuzzer's dictionary syntax: a quoted line in which only `\\`, `\"` and
+    `\xAB` are escapes, so a newline or any other byte outside printable ASCII is written as \xAB
+    (libFuzzer rejects the whole file on a raw newline: ParseDictionaryFile's "error in line")."""
+    out = []
+    for b in text.encode():
+        c = chr(b)
+        if c in '\\"':
+            out.append("\\" + c)
+        elif 0x20 <= b < 0x7F:
+            out.append(c)
+        else:
+            out.append(f"\\x{b:02X}")
+    return '"' + "".join(out) + '"'
 
 
 def text_dictionary() -> None:
