@@ -387,6 +387,36 @@ TEST(Malformed, ByteCorruptionsOfRealPrintouts) {
   }
 }
 
+// The bytes a printout never has are the control characters other than tab, line feed, form
+// feed and carriage return, and DEL; bytes from 0x80 up are text (UTF-8). The reader finds
+// them eight at a time: each byte value is tried in every lane of an eight-byte word and in the
+// tail that follows the last whole word, and must be reported at its own line and column.
+TEST(Malformed, BinaryBytesAreTheControlCharactersAndDelInEveryPosition) {
+  const std::string program = "graph():\n    %x : [num_users=0] = placeholder[target=x]\n    return ()\n";
+  const std::size_t comment = program.find("    return");
+  for (int u = 0; u < 256; ++u) {
+    const bool binary = (u < 0x20 && u != '\t' && u != '\n' && u != '\f' && u != '\r') || u == 0x7f;
+    for (std::size_t offset = 0; offset < 17; ++offset) {
+      // A comment line of `offset` spaces, the byte, and the rest of the 17 columns, inserted
+      // before the return: the byte sits in each lane, and in the tail for the last offsets.
+      std::string line = "    #" + std::string(offset, 'a') + static_cast<char>(u) + std::string(16 - offset, 'b') + "\n";
+      std::string text = program.substr(0, comment) + line + program.substr(comment);
+      Result<Program> read = readProgram(text, "bytes.txt");
+      const std::string what = "byte " + std::to_string(u) + " at offset " + std::to_string(offset);
+      if (!binary) {
+        if (!read.ok()) {
+          EXPECT_EQ(read.errors[0].message.find("binary data"), std::string::npos) << what;
+        }
+        continue;
+      }
+      ASSERT_FALSE(read.ok()) << what;
+      EXPECT_NE(read.errors[0].message.find("binary data"), std::string::npos) << what << ": " << formatAll(read.errors);
+      EXPECT_EQ(read.errors[0].line, 3) << what;
+      EXPECT_EQ(read.errors[0].column, static_cast<int>(6 + offset)) << what;
+    }
+  }
+}
+
 TEST(Malformed, DeepInputsDoNotExhaustTheStack) {
   // Far beyond any limit: must fail fast with a diagnostic, not recurse.
   std::string text = kDef + "    y = f(" + std::string(100000, '(') + "\n";
