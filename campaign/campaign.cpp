@@ -384,6 +384,7 @@ CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const gen
   const SchemaTable schemas = schemasFor(result.program, generator.schemas());
   oracle::CheckOptions check;
   check.placement = options.placement;
+  check.placeWith = options.placeWith;
   check.inputs = options.inputs;
   check.seed = seed;
   result.report = checker.check(result.program, check, schemas);
@@ -410,12 +411,21 @@ std::uint64_t caseSeed(std::uint64_t runSeed, int job, std::uint64_t index) {
 
 namespace {
 
+bool parDiffersFromValue(const oracle::CheckReport& report) {
+  return std::any_of(report.findings.begin(), report.findings.end(), [](const oracle::Mismatch& m) {
+    return m.kind == oracle::MismatchKind::ParDiffersFromValue;
+  });
+}
+
 // reproducesFinding with the caller's Checker (shrinking checks candidate after candidate).
+// `parMustEqualValue`: the candidate must have S_par == F (see campaign.h, shrinkFinding).
 bool reproducesWith(oracle::Checker& checker, const Program& program, const FindingKey& key, std::uint64_t seed,
-                    int inputs, const SchemaTable& builtins) {
+                    int inputs, const SchemaTable& builtins, const oracle::PlaceFunction& placeWith,
+                    bool parMustEqualValue) {
   const SchemaTable schemas = schemasFor(program, builtins);
   oracle::CheckOptions check;
   check.placement = key.placement;
+  check.placeWith = placeWith;
   check.inputs = inputs;
   check.seed = seed;
   const oracle::CheckReport report = checker.check(program, check, schemas);
@@ -427,18 +437,35 @@ bool reproducesWith(oracle::Checker& checker, const Program& program, const Find
     if (oracle::bugViewModes(report) != key.viewModes) return false;
     if (targetOf(program, report.bugs.front().difference) != key.target) return false;
   }
-  // A counterexample only if the correct placement holds on it: otherwise the reducer could
-  // drift into a program on which no placement is right.
+  // The reference must stay meaningful without leaning on the placement under test: S_par
+  // agrees with the value semantics F, so the program means what its functional reading says
+  // and a placement that diverges from S_par is wrong whatever any placement does.
+  if (parMustEqualValue && parDiffersFromValue(report)) return false;
+  // Another placement's counterexample must also be one the correct placement passes.
+  if (key.placement == Placement::Early) return true;
   check.placement = Placement::Early;
+  check.placeWith = nullptr;
   return checker.check(program, check, schemas).verdict == oracle::Verdict::Holds;
+}
+
+// Whether S_par and F agree on `program` (checked with `early`; the placement plays no part in
+// the program's own findings).
+bool parEqualsValueOn(oracle::Checker& checker, const Program& program, std::uint64_t seed, int inputs,
+                      const SchemaTable& builtins) {
+  const SchemaTable schemas = schemasFor(program, builtins);
+  oracle::CheckOptions check;
+  check.inputs = inputs;
+  check.seed = seed;
+  const oracle::CheckReport report = checker.check(program, check, schemas);
+  return report.verdict != oracle::Verdict::Error && !parDiffersFromValue(report);
 }
 
 }  // namespace
 
 bool reproducesFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
-                       const SchemaTable& builtins) {
+                       const SchemaTable& builtins, const oracle::PlaceFunction& placeWith) {
   oracle::Checker checker;
-  return reproducesWith(checker, program, key, seed, inputs, builtins);
+  return reproducesWith(checker, program, key, seed, inputs, builtins, placeWith, false);
 }
 
 std::size_t bodyNodeCount(const Program& program) {
@@ -447,22 +474,25 @@ std::size_t bodyNodeCount(const Program& program) {
 }
 
 ShrunkFinding shrinkFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
-                            const SchemaTable& builtins) {
+                            const SchemaTable& builtins, const oracle::PlaceFunction& placeWith) {
   ShrunkFinding out;
   out.program = program;
   out.key = key;
   out.bodyNodesBefore = out.bodyNodesAfter = bodyNodeCount(program);
   oracle::Checker checker;  // for every candidate of the reduction
-  out.reproduced = reproducesWith(checker, program, key, seed, inputs, builtins);
+  out.reproduced = reproducesWith(checker, program, key, seed, inputs, builtins, placeWith, false);
   if (!out.reproduced) return out;
-  const gen::ReduceResult reduced = gen::reduce(
-      program, [&](const Program& p) { return reproducesWith(checker, p, key, seed, inputs, builtins); });
+  out.parEqualsValue = parEqualsValueOn(checker, program, seed, inputs, builtins);
+  const gen::ReduceResult reduced = gen::reduce(program, [&](const Program& p) {
+    return reproducesWith(checker, p, key, seed, inputs, builtins, placeWith, out.parEqualsValue);
+  });
   out.program = reduced.program;
   out.tests = reduced.tests;
   out.bodyNodesAfter = bodyNodeCount(out.program);
   const SchemaTable schemas = schemasFor(out.program, builtins);
   oracle::CheckOptions check;
   check.placement = key.placement;
+  check.placeWith = placeWith;
   check.inputs = inputs;
   check.seed = seed;
   if (std::optional<FindingKey> again = classifyFinding(out.program, checker.check(out.program, check, schemas), schemas))
@@ -522,7 +552,10 @@ std::string formatArtifact(const ShrunkFinding& finding, const ArtifactInfo& inf
   s << "# hazard class: " << hazardLabel(key.hazard) << "\n";
   s << "# seed: " << info.seed << "\n";
   if (!info.mode.empty()) s << "# generator mode: " << info.mode << "\n";
-  if (!finding.reproduced)
+  const bool againstEarly = key.placement == Placement::Early;
+  if (!finding.reproduced && againstEarly)
+    s << "# not shrunk: the finding did not reproduce (check it)\n";
+  else if (!finding.reproduced)
     s << "# not shrunk: the finding did not reproduce with early holding (does early fail on it? check it)\n";
   s << "# shrunk: " << finding.bodyNodesBefore << " -> " << finding.bodyNodesAfter << " body nodes in "
     << finding.tests << " checks\n";
@@ -531,7 +564,12 @@ std::string formatArtifact(const ShrunkFinding& finding, const ArtifactInfo& inf
   if (!info.foundBy.empty()) s << "# found by: " << info.foundBy << "\n";
   if (!info.picture.empty())
     s << "# picture: " << info.picture << " (redraw: wbcheck draw " << fileName << " --svg " << info.picture << ")\n";
-  s << "# early holds on it (wbcheck check " << fileName << " --seed " << info.seed << ").\n";
+  if (!againstEarly)
+    s << "# early holds on it (wbcheck check " << fileName << " --seed " << info.seed << ").\n";
+  else if (finding.reproduced && finding.parEqualsValue)
+    s << "# S_par == F on it: its reference does not lean on early.\n";
+  else if (finding.reproduced)
+    s << "# S_par != F on it, as on the program it was shrunk from: it stands against S_par alone.\n";
   s << writeProgram(finding.program);
   return s.str();
 }

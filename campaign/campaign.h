@@ -6,7 +6,9 @@
 // placement diverges from S_par (or fails), classify the divergence into a FindingKey. A
 // finding is then shrunk with the graph reducer (gen/reduce.h) under the predicate "the same
 // placement still shows the same kind of divergence on the same target in the same view modes,
-// and `early` still holds", reclassified on the shrunk program, and written as a form-1 file
+// and the program still does not lean on the placement under test" (shrinkFinding: S_par
+// == F where the input has it, and `early` holds when it is not the placement under test),
+// reclassified on the shrunk program, and written as a form-1 file
 // with a header that says how to replay it.
 //
 // Everything here is single-process and deterministic: the CLI adds processes, signals,
@@ -98,6 +100,7 @@ std::vector<HazardClass> matchingHazards(const Program& program, const oracle::C
 
 struct CampaignOptions {
   Placement placement = Placement::Early;
+  oracle::PlaceFunction placeWith;  // set: places instead of `placement` (tests' broken variants)
   std::optional<gen::GenMode> mode;  // nullopt: drawn per case
   int maxNodes = 10;            // body nodes per generated program
   int inputs = 3;               // oracle input sets (as `wbcheck check`'s default, so the
@@ -139,23 +142,40 @@ std::uint64_t caseSeed(std::uint64_t runSeed, int job, std::uint64_t index);
 // ---------------------------------------------------------------------------------------------
 // Shrinking.
 
-// True when checking `program` with key.placement (oracle seed `seed`) gives the same kind of
-// divergence in exactly the same view modes on the same target, and `early` holds on it.
-// `builtins` is the base schema table (builtinSchemas(); parsed once by the caller).
+// True when checking `program` with key.placement (oracle seed `seed`; placed with `placeWith`
+// when set, see oracle::CheckOptions) gives the same kind of divergence in exactly the same
+// view modes on the same target and, for a placement other than `early`, `early` holds on it
+// (the correct placement passes it). `builtins` is the base schema table (builtinSchemas();
+// parsed once by the caller).
 bool reproducesFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
-                       const SchemaTable& builtins);
+                       const SchemaTable& builtins, const oracle::PlaceFunction& placeWith = {});
 
 struct ShrunkFinding {
   Program program;              // reduced (or the input, if it did not reproduce)
   FindingKey key;               // reclassified on the reduced program
   bool reproduced = false;      // the input itself reproduced the key
+  bool parEqualsValue = false;  // S_par == F on the input, hence kept on the result
   std::size_t bodyNodesBefore = 0, bodyNodesAfter = 0;
   std::size_t tests = 0;        // predicate calls
 };
 
-// Reduces `program` (gen::reduce) keeping reproducesFinding(·, key, seed, inputs, builtins).
+// Reduces `program` (gen::reduce) keeping reproducesFinding(·, key, seed, inputs, builtins,
+// placeWith) and, where the input has it, S_par == F (no S_par != F finding).
+//
+// Shrinking a finding against `early`, the pass being changed, cannot lean on `early` holding.
+// What keeps the candidates meaningful instead:
+// - every candidate is valid (the reducer's validate()) and within reinplace's domain (an
+//   annotation outside it leaves the placement unjudged, so nothing reproduces there);
+// - on every such program S_par is what the pass must produce (DESIGN §7) and a placement can
+//   produce it (clone each value written back at the end, then copy each), so a placement that
+//   diverges from S_par is wrong there: a shrunk finding is a bug of the placement, though
+//   possibly another one than the input's (it is reclassified);
+// - where the input has S_par == F (about half of the findings of generated programs, and most
+//   real ones), every candidate keeps it: the program still means what its functional reading
+//   says, and S_par is the right reference on it independently of any placement.
+// The same predicate serves every placement; for the others `early` holds too.
 ShrunkFinding shrinkFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
-                            const SchemaTable& builtins);
+                            const SchemaTable& builtins, const oracle::PlaceFunction& placeWith = {});
 
 // Body nodes (neither placeholders nor the output).
 std::size_t bodyNodeCount(const Program& program);

@@ -1,6 +1,7 @@
 // cli/shrink_cmd.cpp: `wbcheck shrink FILE [--placement P] [--seed S] [--inputs N] [--out FILE] [--no-draw]`:
 // reduces a failing program while keeping its verdict (same placement, same kind of
-// divergence, same view modes, same target; `early` still holds) and writes it in form 1 with
+// divergence, same view modes, same target; S_par == F where the file has it, and `early` still
+// holds when it is not the placement shrunk against: campaign.h, shrinkFinding) and writes it in form 1 with
 // the header of a campaign artifact, with its picture beside --out (`--no-draw`: none). The work
 // is campaign/'s shrinkFinding.
 #include <iostream>
@@ -88,7 +89,8 @@ void registerShrink(CLI::App& app, Action& action, const std::vector<std::string
   auto options = std::make_shared<ShrinkCmdOptions>();
   CLI::App* sub = app.add_subcommand(
       "shrink",
-      "Reduce a failing program, keeping its verdict (placement, divergence kind, view modes, target; early holds).\n"
+      "Reduce a failing program, keeping its verdict (placement, divergence kind, view modes, target; S_par == F "
+      "where the file has it; early holds unless it is the placement).\n"
       "Exit codes: 0 shrunk (written), 1 the file does not fail with the placement (or early fails too), "
       "2 usage or input error.");
   addFindingFileOptions(*sub, options->finding, "input sets per check");

@@ -1,7 +1,8 @@
 // gen/reduce.h: the graph reducer behind `wbcheck shrink` (DESIGN §9, verification-anchors §8).
 //
 // Given a valid program and an interestingness predicate (e.g. "the oracle still reports
-// placement P != S_par on the same target"), applies validity-preserving steps until none
+// placement P != S_par on the same target"; the campaign's, for any P including `early`, is
+// campaign/campaign.h's reproducesFinding), applies validity-preserving steps until none
 // applies any more (a fixpoint), in the manner of C-Reduce and PyTorch's fx_minifier:
 //   drop-output      drop one returned value with its output spec (mutation specs included)
 //   truncate-tail    drop the last nodes (and the outputs that return them)

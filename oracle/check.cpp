@@ -195,7 +195,8 @@ void placeProgram(const CheckInput& in, CheckReport& report, Placed& out) {
   PlaceOptions placing;
   placing.keepInput = true;
   placing.explain = false;
-  out.placed = place(in.program, in.options.placement, in.schemas, placing);
+  out.placed = in.options.placeWith ? in.options.placeWith(in.program, in.schemas)
+                                    : place(in.program, in.options.placement, in.schemas, placing);
   const PlacedProgram& placed = out.placed;
   if (placed.failure) report.placementFailure = placed.failure;
   out.program = placed.failure ? nullptr : placed.keptInput ? &in.program : &placed.program;

@@ -157,8 +157,14 @@ SchemaTable withOracleSchemas(const SchemaTable& base);
 // ---------------------------------------------------------------------------------------------
 // Verdicts.
 
+// Places a program instead of place(program, CheckOptions::placement, schemas): a placement
+// that is not one of Placement's. Tests pass deliberately broken variants of a placement
+// through it (they are not shipped); reports still name CheckOptions::placement.
+using PlaceFunction = std::function<PlacedProgram(const Program&, const SchemaTable&)>;
+
 struct CheckOptions {
   Placement placement = Placement::Early;
+  PlaceFunction placeWith;  // empty: place() with `placement`
   int inputs = 3;          // input sets per check
   std::uint64_t seed = 0;
   bool strict = false;     // findings about the program (S_seq != S_par, S_par != F) fail too

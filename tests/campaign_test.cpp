@@ -21,6 +21,7 @@
 #include "campaign/shrink_policy.h"
 #include "campaign/worker.h"
 #include "core/validate.h"
+#include "tests/broken_early.h"
 #include "tests/testing.h"
 
 namespace wb::campaign {
@@ -338,6 +339,76 @@ TEST(Worker, StopsWhenAskedBeforeTheNextCase) {
   int asked = 0;
   const WorkerRun run = runAWorker(pr20744Worker(0), [&] { return ++asked > 5; });
   EXPECT_EQ(run.progress.back().cases, 5u);
+}
+
+// Findings against the placement under change: deliberately broken variants of `early`
+// (tests/broken_early.h), found and shrunk as findings against any other placement are.
+struct BrokenEarly {
+  const char* name;
+  oracle::PlaceFunction place;
+};
+std::vector<BrokenEarly> brokenEarlies() {
+  return {{"without readers", wb::testing::earlyWithoutReaders},
+          {"without copy order", wb::testing::earlyWithoutCopyOrder}};
+}
+
+bool parDiffersFromValue(const oracle::CheckReport& report) {
+  return std::any_of(report.findings.begin(), report.findings.end(), [](const oracle::Mismatch& m) {
+    return m.kind == oracle::MismatchKind::ParDiffersFromValue;
+  });
+}
+
+TEST(Campaign, AFindingAgainstABrokenEarlyShrinksToAFewNodes) {
+  for (const BrokenEarly& broken : brokenEarlies()) {
+    CampaignOptions options;
+    options.placement = Placement::Early;
+    options.placeWith = broken.place;
+    const gen::Generator generator(campaignGenOptions(options));
+    int shrunkFindings = 0;
+    for (std::uint64_t i = 0; i < 3000 && shrunkFindings < 6; ++i) {
+      const std::uint64_t seed = caseSeed(11, 0, i);
+      const CaseResult result = runCase(seed, options, generator);
+      if (!result.finding) continue;
+      const ShrunkFinding s = shrinkFinding(result.program, *result.finding, seed, options.inputs, builtins(), broken.place);
+      ASSERT_TRUE(s.reproduced) << broken.name << " seed " << seed;
+      ++shrunkFindings;
+      EXPECT_TRUE(validate(s.program).empty());
+      EXPECT_LE(s.bodyNodesAfter, 6u) << broken.name << " seed " << seed << "\n" << writeProgram(s.program);
+      EXPECT_TRUE(reproducesFinding(s.program, *result.finding, seed, options.inputs, builtins(), broken.place));
+      // A counterexample to the variant, not to early; S_par == F stays where it was.
+      const oracle::CheckReport real = checkWith(s.program, Placement::Early, seed);
+      EXPECT_EQ(real.verdict, oracle::Verdict::Holds) << broken.name << "\n" << writeProgram(s.program);
+      EXPECT_EQ(s.parEqualsValue, !parDiffersFromValue(checkWith(result.program, Placement::Early, seed)));
+      if (s.parEqualsValue) {
+        EXPECT_FALSE(parDiffersFromValue(real));
+      }
+    }
+    EXPECT_EQ(shrunkFindings, 6) << broken.name << ": too few findings in 3000 cases";
+  }
+}
+
+TEST(Worker, FindingsAgainstABrokenEarlyArriveShrunk) {
+  for (const BrokenEarly& broken : brokenEarlies()) {
+    WorkerConfig config;
+    config.campaign.placement = Placement::Early;
+    config.campaign.placeWith = broken.place;
+    config.runSeed = 3;
+    config.cases = 3000;
+    config.outDir = "out";
+    config.start = std::chrono::steady_clock::now();
+    std::vector<FindingRecord> records;  // the first four
+    runWorker(
+        config, [&](const FindingRecord& r) { records.push_back(r); }, [](const WorkerCounts&) {},
+        [&] { return records.size() >= 4; });
+    ASSERT_FALSE(records.empty()) << broken.name;
+    for (const FindingRecord& r : records) {
+      EXPECT_EQ(r.key.placement, Placement::Early);
+      EXPECT_LE(r.bodyNodes, 6u) << broken.name << ": " << describe(r.key) << "\n" << r.artifact;
+      if (r.artifact.empty()) continue;
+      EXPECT_EQ(r.artifact.find("# not shrunk"), std::string::npos) << r.artifact;
+      EXPECT_NE(r.artifact.find("on it"), std::string::npos) << r.artifact;  // S_par == F or not
+    }
+  }
 }
 
 TEST(Worker, MessagesArriveWhateverTheirPieces) {
