@@ -10,8 +10,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <set>
 
+#include "core/placement.h"
 #include "core/reinplace_domain.h"
 #include "gen/program_builder.h"
 
@@ -1258,6 +1260,31 @@ Program generateFromBytes(std::span<const std::uint8_t> bytes, const GenOptions&
   return generateProgram(choices, options);
 }
 
+std::vector<std::string> schemaLessKinds() {
+  return {"executorch_call_delegate", "undeclared custom op", "call_module", "higher-order op"};
+}
+
+namespace {
+
+// The schema-less kinds of schemaLessKinds() that `program` calls.
+std::set<std::string> schemaLessKindsIn(const Program& program, const SchemaTable& base) {
+  std::set<std::string> kinds;
+  const std::optional<SchemaTable> own =
+      program.schemas.empty() ? std::nullopt : std::optional<SchemaTable>(schemasFor(program, base));
+  const SchemaTable& table = own ? *own : base;
+  for (const Node& n : program.graph.nodes) {
+    if (n.op == NodeOp::CallModule) kinds.insert("call_module");
+    if (n.op != NodeOp::CallFunction) continue;
+    if (n.target == "executorch_call_delegate") kinds.insert("executorch_call_delegate");
+    else if (n.target.rfind("higher_order::", 0) == 0) kinds.insert("higher-order op");
+    else if (n.target.find("::") != std::string::npos && !table.find(n.target))
+      kinds.insert("undeclared custom op");
+  }
+  return kinds;
+}
+
+}  // namespace
+
 GenStats collectStats(std::uint64_t firstSeed, int count, const GenOptions& options) {
   const Generator generator(options);
   GenStats stats;
@@ -1273,6 +1300,7 @@ GenStats collectStats(std::uint64_t firstSeed, int count, const GenOptions& opti
       if (n.op != NodeOp::Placeholder && n.op != NodeOp::Output) ++stats.nodes;
     }
     for (const auto& op : ops) ++stats.ops[op];
+    for (const auto& kind : schemaLessKindsIn(g.program, generator.schemas())) ++stats.schemaLess[kind];
     for (const auto& spec : g.program.signature.outputs)
       if (isMutation(spec.kind)) ++stats.mutationSpecs;
   }
@@ -1288,6 +1316,12 @@ std::string formatStats(const GenStats& stats) {
     auto it = stats.features.find(f);
     const int n = it == stats.features.end() ? 0 : it->second;
     out += "  " + f + ": " + std::to_string(n) + (n == 0 ? "   <-- never generated" : "") + "\n";
+  }
+  out += "\nops without a schema (programs in which each kind occurs):\n";
+  for (const auto& kind : schemaLessKinds()) {
+    auto it = stats.schemaLess.find(kind);
+    const int n = it == stats.schemaLess.end() ? 0 : it->second;
+    out += "  " + kind + ": " + std::to_string(n) + (n == 0 ? "   <-- never generated" : "") + "\n";
   }
   out += "\nops (programs in which each occurs):\n";
   for (const auto& [op, n] : stats.ops) out += "  " + op + ": " + std::to_string(n) + "\n";

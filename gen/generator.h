@@ -111,7 +111,14 @@ struct GenStats {
   std::map<std::string, int> modes;          // programs per mode
   std::map<std::string, int> features;       // programs in which the feature occurs
   std::map<std::string, int> ops;            // programs in which the target occurs
+  // Programs with at least one op of each schema-less kind (the oracle gives those every
+  // behaviour their contract allows): schemaLessKinds() names them.
+  std::map<std::string, int> schemaLess;
 };
+
+// "executorch_call_delegate", "undeclared custom op" (a call_function target with `::` and no
+// schema in the generator's table or the program's own), "call_module", "higher-order op".
+std::vector<std::string> schemaLessKinds();
 
 // Programs from seeds firstSeed, firstSeed+1, ..., firstSeed+count-1.
 GenStats collectStats(std::uint64_t firstSeed, int count, const GenOptions& options = {});

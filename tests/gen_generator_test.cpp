@@ -201,6 +201,18 @@ TEST(GenGenerator, EveryFeatureAndModeOccurs) {
   EXPECT_NE(formatStats(stats).find("several_buffers"), std::string::npos);
 }
 
+TEST(GenGenerator, StatsCountTheProgramsWithOpsWithoutASchema) {
+  GenStats stats = collectStats(0, 500);
+  // Delegates and undeclared custom ops (my_ops::mystery) come from the swarm policy; a
+  // declared custom op (wbgen::update_state, in the generator's table) is not counted.
+  EXPECT_GT(stats.schemaLess["executorch_call_delegate"], 0) << formatStats(stats);
+  EXPECT_EQ(stats.schemaLess["executorch_call_delegate"], stats.ops["executorch_call_delegate"]);
+  EXPECT_EQ(stats.schemaLess["undeclared custom op"], stats.ops["my_ops::mystery"]) << formatStats(stats);
+  EXPECT_GT(stats.schemaLess["undeclared custom op"], 0);
+  const std::string text = formatStats(stats);
+  for (const std::string& kind : schemaLessKinds()) EXPECT_NE(text.find("  " + kind + ": "), std::string::npos) << kind;
+}
+
 TEST(GenGenerator, RealisticModeStaysRealistic) {
   GenOptions options;
   options.mode = GenMode::Realistic;
