@@ -11,32 +11,13 @@
 #include <fstream>
 #include <string>
 
+#include "tests/cli_runner.h"
 #include "tests/testing.h"
 
 namespace {
 
-struct CliRun {
-  int exitCode = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-// Runs `wbcheck ARGS` through the shell, optionally with standard input from `input`.
-CliRun wbcheck(const std::string& args, const std::string& input = "") {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("wbcheck_cli_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto in = dir / "in.txt", out = dir / "out.txt", err = dir / "err.txt";
-  std::ofstream(in) << input;
-  const std::string command = std::string(WBCHECK_BINARY) + " " + args + " < " + in.string() + " > " + out.string() +
-                              " 2> " + err.string();
-  const int status = std::system(command.c_str());
-  CliRun run;
-  run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = wb::testing::readFile(out);
-  run.err = wb::testing::readFile(err);
-  std::filesystem::remove_all(dir);
-  return run;
-}
+using wb::testing::CliRun;
+CliRun wbcheck(const std::string& args, const std::string& input = "") { return wb::testing::runWbcheck(args, input); }
 
 std::string hazard(const std::string& name) { return (wb::testing::corpusDir() / "hazards" / name).string(); }
 
