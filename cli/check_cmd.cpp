@@ -1,16 +1,29 @@
-// cli/check_cmd.cpp: `wbcheck check FILE [--placement P] [--inputs N] [--seed S] [--strict]
-// [--json]`: oracle verdicts of a placement against the reference semantics.
+// cli/check_cmd.cpp: `wbcheck check FILE [--placement P | --pass-cmd CMD [--pass-timeout-ms T]]
+// [--inputs N] [--seed S] [--strict] [--json]`: oracle verdicts of a placement (one of wbcheck's,
+// or an external pass's output: passcmd/external_pass.h) against the reference semantics.
 #include <iostream>
+#include <memory>
 
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/ordering_json.h"
 #include "oracle/oracle.h"
+#include "passcmd/external_pass.h"
 #include "proofs/ordering.h"
 
 namespace wb::cli {
 
 namespace {
+
+// The replay line's words for an external pass: the command quoted for a POSIX shell.
+std::string passCmdWords(const std::string& command, std::uint32_t timeoutMs) {
+  std::string quoted = "'";
+  for (char c : command) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "'";
+  std::string words = "--pass-cmd " + quoted;
+  if (timeoutMs != 10'000) words += " --pass-timeout-ms " + std::to_string(timeoutMs);
+  return words;
+}
 
 struct CheckCmdOptions {
   std::string file;
@@ -20,6 +33,8 @@ struct CheckCmdOptions {
   std::uint64_t seed = 0;
   bool strict = false;
   bool json = false;
+  std::string passCmd;          // the pass under test as a command (docs/pass-protocol.md)
+  std::uint32_t passTimeoutMs = 10'000;
 };
 
 // A finding that compares no runs (an annotation outside reinplace's domain) has no view mode
@@ -69,6 +84,18 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
   if (!loaded) return kInputError;
   oracle::CheckOptions checkOptions;
   checkOptions.placement = *placement;
+  // The external pass runs once per check; its placed program is kept for the ordering proof.
+  auto external = std::make_shared<std::optional<passcmd::ExternalPlacement>>();
+  if (!options.passCmd.empty()) {
+    passcmd::ExternalPass pass;
+    pass.command = options.passCmd;
+    pass.limits.timeout = std::chrono::milliseconds(options.passTimeoutMs);
+    checkOptions.placeWith = [pass, external](const Program& program, const SchemaTable&) {
+      *external = passcmd::placeExternally(program, pass);
+      return (*external)->placed;
+    };
+    checkOptions.placedBy = passCmdWords(options.passCmd, options.passTimeoutMs);
+  }
   checkOptions.inputs = options.inputs;
   checkOptions.seed = options.seed;
   checkOptions.strict = options.strict;
@@ -81,12 +108,18 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
   if (report.verdict == oracle::Verdict::PlacementBug) {
     proofs::OrderingOptions proving;
     proving.minimality = false;
-    ordering = proofs::proveOrdering(loaded->program, *placement, loaded->schemas, proving);
+    if (!*external)
+      ordering = proofs::proveOrdering(loaded->program, *placement, loaded->schemas, proving);
+    else if (!(*external)->placed.failure)
+      ordering = proofs::proveOrdering(loaded->program, (*external)->placed, loaded->schemas, false, proving);
   }
 
   if (options.json) {
     nlohmann::json out = provenance(argv);
-    out["placement"] = toString(*placement);
+    out["placement"] = options.passCmd.empty() ? nlohmann::json(toString(*placement)) : nlohmann::json(nullptr);
+    out["pass_cmd"] = options.passCmd.empty() ? nlohmann::json(nullptr) : nlohmann::json(options.passCmd);
+    out["pass_outcome"] = *external ? nlohmann::json(std::string(passcmd::toString((*external)->outcome)))
+                                    : nlohmann::json(nullptr);
     out["seed"] = options.seed;
     out["inputs"] = options.inputs;
     out["tier"] = std::string(oracle::toString(report.tier));
@@ -122,8 +155,16 @@ void registerCheck(CLI::App& app, Action& action, const std::vector<std::string>
   CLI::App* sub = app.add_subcommand("check", "Run a placement against the reference semantics (S_par) in both view modes");
   sub->add_option("FILE", options->file, "program file, or - for standard input")->required();
   addInputOptions(*sub, options->input);
-  sub->add_option("--placement", options->placement, placementNames(" | ") + " (pr20744: the latest version)")
-      ->capture_default_str();
+  CLI::Option* placementOption =
+      sub->add_option("--placement", options->placement, placementNames(" | ") + " (pr20744: the latest version)")
+          ->capture_default_str();
+  sub->add_option("--pass-cmd", options->passCmd,
+                  "check the output of an external pass instead: a shell command that reads the program (form 1) "
+                  "on stdin and prints the placed program on stdout (docs/pass-protocol.md)")
+      ->excludes(placementOption);
+  sub->add_option("--pass-timeout-ms", options->passTimeoutMs, "time limit of one run of --pass-cmd, in ms")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 3'600'000u));
   sub->add_option("--inputs", options->inputs, "input sets per check")->capture_default_str();
   sub->add_option("--seed", options->seed, "seed of the inputs")->capture_default_str();
   sub->add_flag("--strict", options->strict, "findings about the program (S_seq != S_par, S_par != F, an annotation outside reinplace's domain) fail too");

@@ -76,8 +76,13 @@ std::optional<std::string> compileAll(const detail::Analysis& program, const det
 std::string replayLine(const CheckOptions& options) {
   std::string s = "wbcheck check ";
   s += options.fileName.empty() ? std::string_view("FILE") : std::string_view(options.fileName);
-  s += " --placement ";
-  s += toString(options.placement);
+  if (options.placedBy.empty()) {
+    s += " --placement ";
+    s += toString(options.placement);
+  } else {
+    s += " ";
+    s += options.placedBy;
+  }
   s += " --seed ";
   s += std::to_string(options.seed);
   if (options.inputs != 3) {
@@ -350,6 +355,7 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
   const CheckInput in{program, options, schemas};
   CheckReport report;
   report.placement = options.placement;
+  report.placedBy = options.placedBy;
   report.seed = options.seed;
   report.inputs = options.inputs;
   report.strict = options.strict;
@@ -421,7 +427,11 @@ std::string formatReport(const CheckReport& report) {
     s << "error: " << report.error << "\n";
     return s.str();
   }
-  s << "placement " << toString(report.placement) << ", " << toString(report.tier) << " tier";
+  if (report.placedBy.empty())
+    s << "placement " << toString(report.placement);
+  else
+    s << "placed by " << report.placedBy;
+  s << ", " << toString(report.tier) << " tier";
   if (!report.tierReason.empty()) s << " (" << report.tierReason << ")";
   s << ", seed " << report.seed << ", " << report.inputs << " input set(s), both view modes\n";
   if (report.placementFailure) s << "BUG: the placement failed: " << *report.placementFailure << "\n";

@@ -165,6 +165,9 @@ using PlaceFunction = std::function<PlacedProgram(const Program&, const SchemaTa
 struct CheckOptions {
   Placement placement = Placement::Early;
   PlaceFunction placeWith;  // empty: place() with `placement`
+  // With placeWith: what reports and the replay line call it instead of `placement`, as the
+  // command-line words that select it (`--pass-cmd 'python3 end.py'`). Empty: the placement.
+  std::string placedBy;
   int inputs = 3;          // input sets per check
   std::uint64_t seed = 0;
   bool strict = false;     // findings about the program (S_seq != S_par, S_par != F) fail too
@@ -225,6 +228,7 @@ struct CheckReport {
   Tier tier = Tier::Element;
   std::string tierReason;              // why the storage tier was used
   Placement placement = Placement::Early;
+  std::string placedBy;                // CheckOptions::placedBy
   std::optional<std::string> placementFailure;  // the placement itself failed (a bug)
   std::vector<Mismatch> bugs;          // placement != S_par (at most one per view mode)
   std::vector<Mismatch> findings;      // about the program (at most one per kind and mode; one

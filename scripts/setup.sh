@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build pkg-config git
           libgtest-dev libgmock-dev librapidcheck-dev libz3-dev z3 libcli11-dev nlohmann-json3-dev
-          libfmt-dev libbenchmark-dev libjemalloc-dev graphviz clang libclang-rt-14-dev)
+          libfmt-dev libbenchmark-dev libjemalloc-dev graphviz clang libclang-rt-14-dev python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,53 @@
+// passcmd/external_pass.h: a pass under test that is a program of its own (issue 19): any
+// command that reads a program on its standard input and prints the placed program on its
+// standard output. The one-shot protocol is docs/pass-protocol.md:
+//
+//   wbcheck writes the program in form 1 (as `wbcheck gen` prints it) to the command's standard
+//   input and closes it; the command prints the placed program (any form the reader accepts)
+//   and exits 0.
+//
+// Anything else is a finding of its own kind, never a skipped case: a non-zero exit or a signal
+// (Crashed), no answer within the time limit (Hung), or output that does not read as a program
+// or whose inputs do not correspond to the program's (Malformed). A placed program that reads
+// is the oracle's to judge (a wrong placement, a dropped write-back, a wrong output layout).
+//
+// This module runs processes; it knows the program text (core) and nothing of the oracle.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/ir.h"
+#include "core/placement.h"
+#include "passcmd/process.h"
+
+namespace wb::passcmd {
+
+enum class PassOutcome : std::uint8_t { Placed, Crashed, Hung, Malformed };
+
+// "placed", "crash", "hang", "malformed output"
+std::string_view toString(PassOutcome outcome);
+
+struct ExternalPass {
+  std::string command;   // run with /bin/sh -c
+  ProcessLimits limits;  // the time limit is the protocol's (--pass-timeout-ms)
+};
+
+struct ExternalPlacement {
+  // The placed program, or (outcome other than Placed) the input with `failure` set to what
+  // went wrong: "the pass command crashed (exit status 3): <the end of its standard error>".
+  PlacedProgram placed;
+  PassOutcome outcome = PassOutcome::Placed;
+  std::string stdErr;  // the command's standard error (its first ProcessLimits::maxErrorBytes)
+};
+
+// Runs the command on `program` (one process per call).
+ExternalPlacement placeExternally(const Program& program, const ExternalPass& pass);
+
+// Why a placed program's inputs do not correspond to `program`'s: the same placeholders, in the
+// same order, with the same input specs (kind, target, persistence). Empty when they do. A pass
+// inserts copies and may rename or reorder outputs, but the inputs are the caller's contract.
+std::string inputsMismatch(const Program& program, const Program& placed);
+
+}  // namespace wb::passcmd

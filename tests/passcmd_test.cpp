@@ -1,0 +1,188 @@
+// tests/passcmd_test.cpp: the pass under test as an external command (passcmd/, issue 19):
+// the child process runner (input, output, exit, signals, time limit, output cap), the one-shot
+// protocol's outcomes, and `wbcheck check --pass-cmd` end to end, with the Python adapter of
+// upstream's pass (tools/adapters/upstream_end.py) and with adapters that misbehave.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <string>
+
+#include "core/text.h"
+#include "passcmd/external_pass.h"
+#include "passcmd/process.h"
+#include "tests/cli_runner.h"
+#include "tests/testing.h"
+
+namespace wb {
+namespace {
+
+using passcmd::PassOutcome;
+using passcmd::ProcessLimits;
+using passcmd::ProcessResult;
+using passcmd::runShellCommand;
+
+ProcessLimits limitsOf(int timeoutMs) {
+  ProcessLimits limits;
+  limits.timeout = std::chrono::milliseconds(timeoutMs);
+  return limits;
+}
+
+TEST(PassProcess, InputComesBackThroughCatWhateverItsSize) {
+  // Larger than any pipe buffer: writing and reading must interleave.
+  std::string input;
+  for (int i = 0; input.size() < (3u << 20); ++i) input += "line " + std::to_string(i) + "\n";
+  ProcessResult r = runShellCommand("cat", input, limitsOf(20'000));
+  EXPECT_TRUE(r.exitedZero()) << passcmd::describeEnd(r, limitsOf(20'000));
+  EXPECT_EQ(r.out, input);
+}
+
+TEST(PassProcess, ExitStatusAndStandardErrorAreReported) {
+  ProcessResult r = runShellCommand("echo oops >&2; exit 3", "", limitsOf(10'000));
+  EXPECT_FALSE(r.exitedZero());
+  EXPECT_EQ(r.exitCode, 3);
+  EXPECT_EQ(r.err, "oops\n");
+  EXPECT_EQ(passcmd::describeEnd(r, limitsOf(10'000)), "exit status 3");
+}
+
+TEST(PassProcess, ASignalIsNamed) {
+  ProcessResult r = runShellCommand("kill -SEGV $$", "", limitsOf(10'000));
+  EXPECT_EQ(r.signal, 11);
+  EXPECT_EQ(passcmd::describeEnd(r, limitsOf(10'000)), "killed by signal 11 (SIGSEGV)");
+}
+
+TEST(PassProcess, AHangIsKilledAtTheDeadline) {
+  const auto start = std::chrono::steady_clock::now();
+  ProcessResult r = runShellCommand("sleep 30", "", limitsOf(300));
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_TRUE(r.timedOut);
+  EXPECT_FALSE(r.exitedZero());
+  EXPECT_LT(took, std::chrono::seconds(10));
+  EXPECT_EQ(passcmd::describeEnd(r, limitsOf(300)), "no answer within 300 ms");
+}
+
+TEST(PassProcess, AChildThatClosesItsOutputButRunsOnIsAHang) {
+  ProcessResult r = runShellCommand("exec >&- 2>&-; sleep 30", "", limitsOf(300));
+  EXPECT_TRUE(r.timedOut);
+}
+
+TEST(PassProcess, EndlessOutputStopsAtTheCap) {
+  ProcessLimits limits = limitsOf(20'000);
+  limits.maxOutputBytes = 1 << 20;
+  ProcessResult r = runShellCommand("yes", "", limits);
+  EXPECT_TRUE(r.outputTooLarge);
+  EXPECT_FALSE(r.exitedZero());
+}
+
+TEST(PassProcess, AChildThatReadsNothingDoesNotEndTheCaller) {
+  // The unread input makes the write fail with EPIPE (SIGPIPE is kept from this process).
+  ProcessResult r = runShellCommand("exec 0<&-; echo done", std::string(8u << 20, 'x'), limitsOf(10'000));
+  EXPECT_TRUE(r.exitedZero());
+  EXPECT_EQ(r.out, "done\n");
+}
+
+Program hazardProgram(const std::string& name) { return testing::loadProgram(testing::corpusDir() / "hazards" / name); }
+
+TEST(ExternalPass, EachMisbehaviourIsAFindingOfItsOwnKind) {
+  const Program program = hazardProgram("h01_old_value_reader.txt");
+  struct Case {
+    std::string command;
+    PassOutcome outcome;
+    std::string says;
+  } cases[] = {
+      {"cat >/dev/null; echo 'Traceback: boom' >&2; exit 1", PassOutcome::Crashed, "crashed: exit status 1"},
+      {"kill -ABRT $$", PassOutcome::Crashed, "SIGABRT"},
+      {"sleep 30", PassOutcome::Hung, "hung: no answer within 300 ms"},
+      {"cat >/dev/null; echo 'this is not a program'", PassOutcome::Malformed, "malformed"},
+      {"head -c 200", PassOutcome::Malformed, "malformed"},
+      {"sed 's/b_s/b_t/g'", PassOutcome::Malformed, "does not correspond to its input"},
+  };
+  for (const Case& c : cases) {
+    passcmd::ExternalPass pass{c.command, limitsOf(300)};
+    if (c.outcome != PassOutcome::Hung) pass.limits.timeout = std::chrono::milliseconds(20'000);
+    passcmd::ExternalPlacement r = passcmd::placeExternally(program, pass);
+    EXPECT_EQ(r.outcome, c.outcome) << c.command;
+    ASSERT_TRUE(r.placed.failure) << c.command;
+    EXPECT_NE(r.placed.failure->find(c.says), std::string::npos) << c.command << ": " << *r.placed.failure;
+  }
+  // A crash's standard error is in the failure: where the pass says why.
+  passcmd::ExternalPlacement crash = passcmd::placeExternally(program, {cases[0].command, limitsOf(20'000)});
+  EXPECT_NE(crash.placed.failure->find("Traceback: boom"), std::string::npos) << *crash.placed.failure;
+}
+
+TEST(ExternalPass, APassThatPrintsAProgramPlacedIt) {
+  const Program program = hazardProgram("h01_old_value_reader.txt");
+  passcmd::ExternalPlacement r =
+      passcmd::placeExternally(program, {std::string(WBCHECK_BINARY) + " place - --placement early", limitsOf(20'000)});
+  ASSERT_EQ(r.outcome, PassOutcome::Placed) << r.placed.failure.value_or("");
+  EXPECT_FALSE(r.placed.failure);
+  EXPECT_EQ(r.placed.program.graph.nodes.size(), program.graph.nodes.size() + 1);  // one copy_
+}
+
+std::string hazardPath(const std::string& name) { return (testing::corpusDir() / "hazards" / name).string(); }
+
+std::string pythonAdapter() {
+  return "'python3 " + (testing::sourceDir() / "tools" / "adapters" / "upstream_end.py").string() + "'";
+}
+
+// The Python implementation of upstream's pass, checked from outside, gets the verdict the
+// built-in model of upstream gets, on every hazard program: the same bugs found (B1, B2, B3,
+// H8, H12), the same programs passed.
+TEST(CheckPassCmd, APythonPassGetsTheVerdictsOfTheBuiltInModelOfIt) {
+  int bugs = 0;
+  for (const auto& file : testing::filesUnder(testing::corpusDir() / "hazards")) {
+    testing::CliRun builtIn = testing::runWbcheck("check " + file.string() + " --placement upstream");
+    testing::CliRun external = testing::runWbcheck("check " + file.string() + " --pass-cmd " + pythonAdapter());
+    EXPECT_EQ(external.exitCode, builtIn.exitCode) << file << "\n" << external.out << external.err;
+    bugs += external.exitCode == 1;
+  }
+  EXPECT_GE(bugs, 5);
+}
+
+TEST(CheckPassCmd, TheReportNamesThePassAndTheReplayLineRunsItAgain) {
+  testing::CliRun r = testing::runWbcheck("check " + hazardPath("b2_copies_first_positional_specs.txt") +
+                                          " --pass-cmd " + pythonAdapter());
+  ASSERT_EQ(r.exitCode, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("placed by --pass-cmd 'python3 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("replay: wbcheck check " + hazardPath("b2_copies_first_positional_specs.txt") + " --pass-cmd 'python3 "),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CheckPassCmd, MisbehavingPassesAreBugsWithTheirKind) {
+  const std::string file = hazardPath("h01_old_value_reader.txt");
+  testing::CliRun crash = testing::runWbcheck("check " + file + " --pass-cmd 'exit 4' --json");
+  ASSERT_EQ(crash.exitCode, 1) << crash.out << crash.err;
+  nlohmann::json j = nlohmann::json::parse(crash.out);
+  EXPECT_EQ(j["pass_outcome"], "crash");
+  EXPECT_EQ(j["verdict"], "placement-bug");
+  EXPECT_NE(j["placement_failure"].get<std::string>().find("exit status 4"), std::string::npos);
+
+  testing::CliRun hang = testing::runWbcheck("check " + file + " --pass-cmd 'sleep 30' --pass-timeout-ms 200 --json");
+  ASSERT_EQ(hang.exitCode, 1) << hang.out << hang.err;
+  EXPECT_EQ(nlohmann::json::parse(hang.out)["pass_outcome"], "hang");
+
+  testing::CliRun garbage = testing::runWbcheck("check " + file + " --pass-cmd 'echo garbage' --json");
+  ASSERT_EQ(garbage.exitCode, 1) << garbage.out << garbage.err;
+  EXPECT_EQ(nlohmann::json::parse(garbage.out)["pass_outcome"], "malformed output");
+
+  // A pass that returns its input unchanged drops the write-back: the oracle finds it.
+  testing::CliRun identity = testing::runWbcheck("check " + file + " --pass-cmd cat --json");
+  ASSERT_EQ(identity.exitCode, 1) << identity.out << identity.err;
+  EXPECT_EQ(nlohmann::json::parse(identity.out)["pass_outcome"], "placed");
+}
+
+TEST(CheckPassCmd, WbcheckItsOwnPlacementAsACommandHolds) {
+  testing::CliRun r = testing::runWbcheck("check " + hazardPath("h10_ancestor_sibling_alias.txt") + " --pass-cmd '" +
+                                          std::string(WBCHECK_BINARY) + " place - --placement early'");
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+}
+
+TEST(CheckPassCmd, PlacementAndPassCmdExcludeEachOther) {
+  testing::CliRun r =
+      testing::runWbcheck("check " + hazardPath("h01_old_value_reader.txt") + " --placement end --pass-cmd cat");
+  EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+}
+
+}  // namespace
+}  // namespace wb
