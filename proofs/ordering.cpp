@@ -608,6 +608,9 @@ class Prover {
   std::vector<z3::expr> facts_;  // per dependence
   std::vector<std::size_t> idOfDependence_;  // per dependence: its tracked id in scope, or kNone
   std::vector<std::size_t> dependenceOfId_;  // per tracked id in scope: its dependence, or kNone
+  // Per tracked id in scope: the inserted nodes whose positions its fact relates (kNone for a
+  // constant: the position of an original node, or the placed position).
+  std::vector<std::pair<std::size_t, std::size_t>> endsOfId_;
   std::int64_t spacing_ = 1;
 
   void unknown(std::string why) {
@@ -639,9 +642,13 @@ class Prover {
     words_.emplace(program_, report_.inserted, placedOf_);
     report_.dependences = DependenceBuilder(program_, report_.inserted, effects_, placedOf_, options_.dropKind).run();
     encode();
+    // One scope for the proof: every dependence is tracked once, and each query enables the
+    // ones it asks about.
+    openScope();
     satisfied();
     if (report_.verdict != Verdict::Unknown && report_.satisfied == true && report_.violations.empty() && options_.minimality)
       minimality();
+    closeScope();
     finish();
   }
 
@@ -677,27 +684,83 @@ class Prover {
     idOfDependence_.assign(report_.dependences.size(), kNone);
   }
 
-  // Every query runs in a scope of its own (Solver::push): it holds only the dependences it
-  // enables, so the many small minimality queries of a large program stay small.
+  // The proof runs in one solver scope (Solver::push): its dependences, placed positions and
+  // questions are tracked there once, each query enables the ones it asks about, and nothing is
+  // left for the next proof. (A scope per question would cost a pop each, which takes longer
+  // than the question's query in a large program.)
   void openScope() { solver_->push(); }
   void closeScope() {
     solver_->pop();
     for (std::size_t id = solver_->tracked(); id < dependenceOfId_.size(); ++id)
       if (dependenceOfId_[id] != kNone) idOfDependence_[dependenceOfId_[id]] = kNone;
     dependenceOfId_.resize(solver_->tracked());
+    endsOfId_.resize(solver_->tracked());
   }
   // Dependence `dep` as a tracked assertion of the open scope; its id.
   std::size_t track(std::size_t dep) {
     if (idOfDependence_[dep] != kNone) return idOfDependence_[dep];
+    const Dependence& d = report_.dependences[dep];
     const std::size_t id = solver_->track(facts_[dep], report_.dependenceNames[dep]);
     dependenceOfId_.push_back(dep);
+    endsOfId_.emplace_back(d.inserted, d.other.value_or(kNone));
     idOfDependence_[dep] = id;
     return id;
   }
-  std::size_t trackOther(const z3::expr& fact, std::string name) {
+  // A fact about the position of inserted node u alone.
+  std::size_t trackOther(std::size_t u, const z3::expr& fact, std::string name) {
     const std::size_t id = solver_->track(fact, std::move(name));
     dependenceOfId_.push_back(kNone);
+    endsOfId_.emplace_back(u, kNone);
     return id;
+  }
+
+  // The facts are difference constraints; their graph has one vertex per inserted node, one for
+  // the constants, and one edge per fact. A set of facts whose edges form one simple cycle is a
+  // minimal core when unsat: any proper subset forms a forest, and difference constraints over
+  // a forest are satisfiable. Z3's conflict in difference logic is such a cycle as a rule.
+  bool formsOneCycle(const std::vector<std::size_t>& ids) const {
+    std::map<std::size_t, std::vector<std::size_t>> adjacent;  // vertex -> the facts at it
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const auto [a, b] = endsOfId_[ids[i]];
+      adjacent[a].push_back(i);
+      adjacent[b].push_back(i);
+    }
+    for (const auto& [vertex, facts] : adjacent)
+      if (facts.size() != 2) return false;
+    // Every vertex has degree 2: a union of cycles; one cycle when a walk visits every fact.
+    std::vector<bool> seen(ids.size(), false);
+    std::size_t fact = 0, vertex = endsOfId_[ids[0]].first, visited = 0;
+    while (!seen[fact]) {
+      seen[fact] = true;
+      ++visited;
+      const auto [a, b] = endsOfId_[ids[fact]];
+      vertex = vertex == a ? b : a;
+      const std::vector<std::size_t>& at = adjacent[vertex];
+      fact = at[0] == fact ? at[1] : at[0];
+    }
+    return visited == ids.size();
+  }
+
+  // A query whose unsat core is minimal (no proper subset is a core): Z3's core when it forms
+  // one cycle, else minimised by deletion (each fact dropped in turn, the core of the next unsat
+  // answer kept), every step a query of its own. Unknown if any step is.
+  QueryResult checkMinimalCore(const std::vector<std::size_t>& enabled, std::string_view what) {
+    QueryResult r = solver_->check(enabled, what);
+    account(r);
+    if (!r.unsat() || r.core.empty() || formsOneCycle(r.core)) return r;
+    std::vector<std::size_t> core = r.core;
+    for (std::size_t i = 0; i < core.size();) {
+      std::vector<std::size_t> without = core;
+      without.erase(without.begin() + static_cast<std::ptrdiff_t>(i));
+      QueryResult m = solver_->check(without, what);
+      account(m);
+      if (m.unknown()) return m;
+      if (m.sat()) ++i;  // core[i] is needed
+      else core = m.core;  // a subset of `without` that keeps core[0..i): each is needed, and they
+                           // stay its smallest ids
+    }
+    r.core = std::move(core);
+    return r;
   }
   // The dependences in a core of the open scope.
   std::vector<std::size_t> dependencesOf(const std::vector<std::size_t>& core) const {
@@ -713,7 +776,7 @@ class Prover {
     const InsertedNode& n = report_.inserted[u];
     const std::int64_t at = spacing_ * (n.anchor + 1) + n.rank;
     const std::string where = n.anchor < 0 ? "first" : "right after " + words_->node(static_cast<NodeId>(n.anchor));
-    return trackOther(pos_[u] == context_->int_val(at), "placed " + words_->insertedLabel(u) + " " + where);
+    return trackOther(u, pos_[u] == context_->int_val(at), "placed " + words_->insertedLabel(u) + " " + where);
   }
 
   void account(const QueryResult& r) {
@@ -722,11 +785,6 @@ class Prover {
   }
 
   void satisfied() {
-    openScope();
-    satisfiedInScope();
-    closeScope();
-  }
-  void satisfiedInScope() {
     const std::size_t deps = report_.dependences.size();
     std::vector<std::size_t> enabled;
     enabled.reserve(deps + report_.inserted.size());
@@ -734,8 +792,7 @@ class Prover {
     for (std::size_t u = 0; u < report_.inserted.size(); ++u) enabled.push_back(trackPlacement(u));
     bool anyLive = false;
     while (true) {
-      QueryResult r = solver_->check(enabled, "do the placed positions satisfy every dependence?");
-      account(r);
+      QueryResult r = checkMinimalCore(enabled, "do the placed positions satisfy every dependence?");
       if (r.unknown()) return unknown("satisfaction query: " + r.reason);
       if (r.sat()) break;
       const std::vector<std::size_t> violated = dependencesOf(r.core);
@@ -793,10 +850,7 @@ class Prover {
       InsertedVerdict v;
       v.inserted = u;
       if (auto it = coreByName.find(report_.inserted[u].name); it != coreByName.end()) v.coreExplanation = *it->second;
-      openScope();
-      const bool decided = minimalityOf(u, preds, depsOf, v);
-      closeScope();
-      if (!decided) return;
+      if (!minimalityOf(u, preds, depsOf, v)) return;
       all = all && (v.minimal.value_or(false) || report_.inserted[u].noOp);
       if (v.agreesWithCore == false) ++report_.disagreements;
       report_.verdicts.push_back(std::move(v));
@@ -825,11 +879,10 @@ class Prover {
     std::vector<std::size_t> enabled;
     enabled.reserve(window.size() + 1);
     for (std::size_t dep : window) enabled.push_back(track(dep));
-    enabled.push_back(trackOther(pos_[u] < context_->int_val(originalPosition(static_cast<NodeId>(node))),
+    enabled.push_back(trackOther(u, pos_[u] < context_->int_val(originalPosition(static_cast<NodeId>(node))),
                                  "query " + words_->insertedLabel(u) + " before " + words_->node(static_cast<NodeId>(node))));
-    QueryResult r = solver_->check(enabled, "can " + words_->insertedLabel(u) + " go before " +
-                                                words_->node(static_cast<NodeId>(node)) + "?");
-    account(r);
+    QueryResult r = checkMinimalCore(enabled, "can " + words_->insertedLabel(u) + " go before " +
+                                                  words_->node(static_cast<NodeId>(node)) + "?");
     const bool sat = r.sat();
     if (out) *out = std::move(r);
     return sat;
@@ -971,7 +1024,7 @@ class Prover {
     std::vector<std::size_t> enabled;
     for (std::size_t dep : rest) enabled.push_back(track(dep));
     for (std::size_t dep : claimed) enabled.push_back(track(dep));
-    enabled.push_back(trackOther(pos_[u] < context_->int_val(originalPosition(static_cast<NodeId>(n.anchor))),
+    enabled.push_back(trackOther(u, pos_[u] < context_->int_val(originalPosition(static_cast<NodeId>(n.anchor))),
                                  "query " + words_->insertedLabel(u) + " before its anchor, by core's reason"));
     QueryResult r = solver_->check(enabled, "does core's reason for " + words_->insertedLabel(u) + " force its position?");
     account(r);
@@ -995,6 +1048,8 @@ struct OrderingProver::State {
   explicit State(OrderingOptions o) : options(std::move(o)), solver(context, withLogic(options.smt), "ordering") {}
   static SmtOptions withLogic(SmtOptions smt) {
     smt.logic = "QF_IDL";  // every dependence and query is a difference constraint
+    smt.minimizeCores = false;  // the proof shows its cores minimal (checkMinimalCore)
+    smt.models = false;         // it reads no model
     return smt;
   }
 };

@@ -38,6 +38,9 @@
 //   proof's explanation of u's position, in the words of `place --explain`; it is compared with
 //   core's explanation (core/placement.h CopyExplanation), whose claimed reason must itself
 //   force the position. A sat answer says how far earlier u could go.
+// Every fact is asserted once per proof (one solver scope) and each query assumes the ones it
+// asks about. Cores are minimal: Z3's conflict is used as it comes when its facts form one
+// cycle of the difference graph (then no proper subset is unsat), else minimised by deletion.
 // Ops without a schema are havoc (effects.h): never pure.
 #pragma once
 
@@ -183,7 +186,7 @@ struct OrderingReport {
 };
 
 // Proves program after program with one Z3 context and solver, which cost more to set up than
-// the queries of a small program (a campaign, a benchmark, a test over a corpus). Every query
+// the queries of a small program (a campaign, a benchmark, a test over a corpus). Every proof
 // runs in a solver scope of its own, so nothing of one proof is left for the next; the reports
 // are those of separate proofs. Not for concurrent use: one per thread.
 class OrderingProver {

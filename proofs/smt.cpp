@@ -123,7 +123,7 @@ Solver::Solver(z3::context& context, const SmtOptions& options, std::string labe
       literals_(context) {
   z3::params p(context);
   p.set("unsat_core", true);
-  p.set("core.minimize", true);
+  p.set("core.minimize", options.minimizeCores);
   p.set("random_seed", options.randomSeed);
   if (options.rlimit > 0) p.set("rlimit", static_cast<unsigned>(std::min<std::uint64_t>(options.rlimit, 0xffffffffu)));
   solver_.set(p);
@@ -187,7 +187,7 @@ std::string Solver::dump(const z3::expr_vector& assumptions, std::string_view wh
   out << "; unsat: the answer literals printed by get-unsat-core name the facts that conflict\n";
   out << "(set-option :produce-unsat-cores true)\n";
   if (!options_.logic.empty()) out << "(set-logic " << options_.logic << ")\n";
-  out << "(set-option :smt.core.minimize true)\n";
+  out << "(set-option :smt.core.minimize " << (options_.minimizeCores ? "true" : "false") << ")\n";
   out << "(set-option :smt.random_seed " << options_.randomSeed << ")\n";
   out << "(set-option :sat.random_seed " << options_.randomSeed << ")\n";
   if (options_.rlimit > 0) out << "(set-option :rlimit " << options_.rlimit << ")\n";
@@ -252,7 +252,7 @@ void Solver::readAnswer(z3::check_result answer, int fired, QueryResult& result)
   switch (answer) {
     case z3::sat:
       result.answer = QueryResult::Answer::Sat;
-      result.model = solver_.get_model();
+      if (options_.models) result.model = solver_.get_model();
       break;
     case z3::unsat: {
       result.answer = QueryResult::Answer::Unsat;

@@ -14,7 +14,8 @@
 // - fixed random seeds, so the same query gives the same answer and the same core;
 // - tracked assertions with names: each is asserted as `literal => fact` and enabled per query
 //   by assuming its literal, so a query says which facts it uses and an unsat answer comes
-//   back as a core of names (minimised: `core.minimize`, no proper subset is a core);
+//   back as a core of names (minimised by default: `core.minimize`, no proper subset is a
+//   core; a proof that can show its cores minimal more cheaply turns it off);
 // - `--smt-dump DIR`: every query written as DIR/<label>-<n>.smt2, a file `z3 FILE` reads
 //   and answers alone (the same options, assertions and assumptions), to bisect solver
 //   versions (Alive2's --smt-bench).
@@ -62,6 +63,12 @@ struct SmtOptions {
   // functions over 64-bit vectors, 40 times the core's own congruence closure.
   // Takes precedence over `logic`.
   bool coreSolver = false;
+  // Unsat cores minimised by Z3 (`core.minimize`: a deletion pass of extra checks after each
+  // unsat answer). Off, a core is Z3's conflict as found, which may hold more than it needs.
+  bool minimizeCores = true;
+  // Sat answers carry Z3's model (QueryResult::model). Building it costs about as much as a
+  // small query; a proof that reads no model turns it off.
+  bool models = true;
 };
 
 // One query's answer.
@@ -69,8 +76,8 @@ struct QueryResult {
   enum class Answer : std::uint8_t { Sat, Unsat, Unknown };
   Answer answer = Answer::Unknown;
   std::string reason;                // Unknown: "rlimit exhausted", "timeout", "memory limit", "z3 error: ..."
-  std::vector<std::size_t> core;     // Unsat: the tracked assertions (ids) of a minimised core
-  std::optional<z3::model> model;    // Sat
+  std::vector<std::size_t> core;     // Unsat: the tracked assertions (ids) of the core, sorted
+  std::optional<z3::model> model;    // Sat, when SmtOptions::models
   std::string dumpFile;              // where the query was written, if dumping
   std::uint64_t rlimitUsed = 0;      // resource units this query took
   double seconds = 0.0;
