@@ -55,7 +55,8 @@ Sample timeValidate(const Program& program, const SchemaTable& schemas) {
     s.verdict = proofs::EquivalenceVerdict::Unknown;
     std::fprintf(stderr, "prepare failed: %s\n", formatAll(pair.errors).c_str());
   } else {
-    s.verdict = proofs::checkEquivalence(*pair).verdict;
+    const proofs::EquivalenceOptions options;
+    s.verdict = proofs::checkEquivalence(*pair, options).verdict;
   }
   s.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   s.cpu = cpuMs() - cpuStart;
