@@ -17,7 +17,8 @@
 // `early` puts each copy at the earliest point its dependences allow.
 //
 // Output: one JSON object per program on stdout (bench/memory_plots.py turns them into tables
-// and SVG plots).
+// and SVG plots). Exit code 1 if some placement's peak is below the bound (the argument above
+// would then be wrong), 0 otherwise.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -61,7 +62,8 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-void report(const std::string& name, const std::string& family, const std::string& style, int layers,
+// Returns false if a placement's peak is below the bound (the argument above would be wrong).
+bool report(const std::string& name, const std::string& family, const std::string& style, int layers,
             const Program& program, const SchemaTable& schemas, bool runOracle) {
   std::ostringstream out;
   out << "{\"program\": " << quoted(name) << ", \"family\": " << quoted(family) << ", \"style\": " << quoted(style)
@@ -71,6 +73,7 @@ void report(const std::string& name, const std::string& family, const std::strin
   const std::pair<const char*, Placement> placements[] = {
       {"end", Placement::End}, {"early", Placement::Early}, {"pr20744", kLatestPr20744}, {"upstream", Placement::Upstream}};
   bool first = true;
+  bool bounded = true;
   for (const auto& [label, placement] : placements) {
     const PlacedProgram placed = place(program, placement, schemas);
     out << (first ? "" : ", ") << quoted(label) << ": {";
@@ -80,6 +83,11 @@ void report(const std::string& name, const std::string& family, const std::strin
       continue;
     }
     const MemoryPlan plan = planMemory(placed.program, schemas);
+    if (plan.peakLiveBytes < bound.peakLiveBytes) {
+      std::cerr << "memory_report: " << name << ": " << label << "'s peak " << plan.peakLiveBytes << " is below the bound "
+                << bound.peakLiveBytes << "\n";
+      bounded = false;
+    }
     out << "\"peak\": " << plan.peakLiveBytes << ", \"arena\": " << plan.arenaBytes
         << ", \"unplanned\": " << plan.unplanned.size() << ", \"clone_bytes\": " << insertedCloneBytes(program, placed.program);
     if (runOracle) {
@@ -95,6 +103,7 @@ void report(const std::string& name, const std::string& family, const std::strin
   }
   out << "}}\n";
   std::cout << out.str() << std::flush;
+  return bounded;
 }
 
 }  // namespace
@@ -110,6 +119,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   const SchemaTable builtins = builtinSchemas();
+  bool bounded = true;
   for (const std::string& model : gen::modelNames()) {
     const bool decoder = model == "decoder";
     for (gen::CacheUpdate style : decoder ? gen::allCacheUpdates() : std::vector<gen::CacheUpdate>{gen::CacheUpdate::IndexPut}) {
@@ -122,8 +132,8 @@ int main(int argc, char** argv) {
         if (!program) continue;
         const SchemaTable schemas = schemasFor(*program, builtins);
         const std::string styleName = decoder ? std::string(gen::toString(style)) : "";
-        report(model + (decoder ? "/" + styleName : "") + "/" + std::to_string(n), model, styleName, n, *program,
-               schemas, oracle);
+        bounded &= report(model + (decoder ? "/" + styleName : "") + "/" + std::to_string(n), model, styleName, n,
+                          *program, schemas, oracle);
       }
     }
   }
@@ -137,7 +147,7 @@ int main(int argc, char** argv) {
       continue;
     }
     const SchemaTable schemas = schemasFor(*program, builtins);
-    report(file, "corpus", "", 0, *program, schemas, oracle);
+    bounded &= report(file, "corpus", "", 0, *program, schemas, oracle);
   }
-  return 0;
+  return bounded ? 0 : 1;
 }

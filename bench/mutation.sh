@@ -27,6 +27,8 @@
 #   OUT             results directory (default bench/results)
 #   MUT_SCRATCH     scratch worktree (default build-mutation/src); its build dir is MUT_SCRATCH/build
 #   RC_MAX_SUCCESS  RapidCheck cases per property and seed (default 100000: CAP bounds the run)
+#   KEEP=1          keep the results of the components this run leaves out (OUT/mutation.json):
+#                   COMPONENTS="corpus prove" KEEP=1 reruns the corpus after adding to it
 # The mutants are applied to the committed HEAD (uncommitted changes to core/ are not measured).
 set -euo pipefail
 
@@ -102,4 +104,4 @@ for m in "${mutants[@]}"; do
 done
 
 python3 "$here/bench/mutation_run.py" --repo "$here" --out "$out" --seeds "$seeds" --cap "$cap" \
-  --components "$components" --head "$head_commit" baseline "${built[@]}"
+  --components "$components" --head "$head_commit" $([[ "${KEEP:-0}" == 1 ]] && echo --keep) baseline "${built[@]}"

@@ -25,7 +25,7 @@ ZPROPS = ["ProofsOrderingProperties.EarlyIsProvedMinimalOnGeneratedPrograms"]
 
 def corpus_files(repo):
     files = []
-    for d in ["corpus/hazards", "corpus/regressions", "corpus/regressions/false-alarms"]:
+    for d in ["corpus/hazards", "corpus/regressions", "corpus/regressions/false-alarms", "corpus/regressions/mutants"]:
         files += sorted(str(p.relative_to(repo)) for p in (repo / d).glob("*.txt"))
     return files
 
@@ -38,11 +38,19 @@ def run_fuzz(wb, seed, cap, rundir):
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=cap + 120)
         text = p.stdout
+        code = p.returncode
+        err = p.stderr
     except subprocess.TimeoutExpired as e:
         text = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        code, err = None, ""
     wall = time.monotonic() - start
-    (rundir / f"fuzz-{seed}.txt").write_text(text)
+    (rundir / f"fuzz-{seed}.txt").write_text(text + err)
     r = {"seed": seed, "killed": False, "wall": round(wall, 2)}
+    if code is not None and code not in (0, 1):
+        # wbcheck fuzz itself died on the mutant (an exception in the placement, a signal): found.
+        last = (err.strip().splitlines() or ["exit %d" % code])[-1]
+        r.update(killed=True, seconds=round(wall, 2), verdict="crash", hazard=last[:120])
+        return r
     m = re.search(r"(\d+) cases in ([\d.]+) s", text)
     if m:
         r["cases_run"] = int(m.group(1))
@@ -85,17 +93,20 @@ def run_gtest(binary, tests, seed, cap, rundir, tag):
     share = cap / len(tests)
     for t in tests:
         start = time.monotonic()
+        crashed = False
         try:
             p = subprocess.run([binary, "--gtest_filter=" + t], capture_output=True, text=True, timeout=share, env=env)
             text = p.stdout + p.stderr
+            # Died without GoogleTest's verdict (an exception escaping, a signal): found.
+            crashed = p.returncode != 0 and "[  PASSED  ]" not in text and "[  FAILED  ]" not in text
         except subprocess.TimeoutExpired:
             text = ""
         took = time.monotonic() - start
-        log_all += f"### {t}\n{text}\n"
+        log_all += f"### {t}\n{text}\n" + (f"(exit {p.returncode})\n" if crashed else "")
         m = re.search(r"Falsifiable after (\d+) tests?(?: and (\d+) shrinks?)?", text)
-        failed = m or "[  FAILED  ]" in text
+        failed = m or "[  FAILED  ]" in text or crashed
         if failed:
-            r.update(killed=True, seconds=round(spent + took, 2), property=t.split(".")[1],
+            r.update(killed=True, seconds=round(spent + took, 2), property=t.split(".")[1] + (" (crash)" if crashed else ""),
                      cases=int(m.group(1)) if m else None, nodes=program_nodes(text))
             break
         spent += took
@@ -115,12 +126,14 @@ def run_files(wb, files, repo, args, tag, rundir):
         except subprocess.TimeoutExpired:
             code = 3
             log += f"### {f}: timeout\n"
-        if code == 1:
-            killers.append(f)
-        elif code == 3:
+        if code == 3:
             unknown.append(f)
         elif code != 0:
-            errors.append(f)
+            # 1: a placement bug or a refuted proof; 2 or a signal on a file the unmutated tree
+            # reads and holds on: the mutant crashed (an internal error). Both find it.
+            killers.append(f)
+            if code != 1:
+                errors.append(f)
     (rundir / f"{tag}.txt").write_text(log)
     return {"killed": bool(killers), "files": killers, "unknown": unknown, "errors": errors,
             "seconds": round(time.monotonic() - start, 2)}
@@ -233,6 +246,8 @@ def main():
     ap.add_argument("--cap", type=float, default=30)
     ap.add_argument("--components", default="fuzz props zprops corpus prove")
     ap.add_argument("--head", default="")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the components this run leaves out from OUT/mutation.json (e.g. rerun corpus and prove only)")
     ap.add_argument("names", nargs="+")
     a = ap.parse_args()
     repo, out = Path(a.repo), Path(a.out)
@@ -243,6 +258,13 @@ def main():
                        "machine": f"{platform.machine()}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f} at start",
                        "corpus_files": len(files), "mutants": len([n for n in a.names if n != "baseline"])},
               "mutants": []}
+    previous = {}
+    if a.keep and (out / "mutation.json").exists():
+        old = json.loads((out / "mutation.json").read_text())
+        previous = {e["name"]: e for e in old["mutants"]}
+        result["meta"].update({k: old["meta"][k] for k in ("seeds", "cap", "date") if k in old["meta"]})
+        result["meta"]["components"] = sorted(set(old["meta"].get("components", [])) | set(comps))
+        result["meta"]["rerun"] = f"{' '.join(comps)} rerun on {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}"
     excluded = set()
     for name in a.names:
         wb = str(out / "bin" / name / "wbcheck")
@@ -267,6 +289,10 @@ def main():
                 c.setdefault("zprops", []).append(run_gtest(str(out / "bin" / name / "proofs_ordering_test"), ZPROPS, s, a.cap, rundir, "zprops"))
             print(f"#   {name} seed {s}: " + ", ".join(f"{k} {'KILLED' if c[k][-1]['killed'] else 'survived'}"
                                                        for k in ("fuzz", "props", "zprops") if k in c), file=sys.stderr, flush=True)
+        for k, v in previous.get(name, {}).get("components", {}).items():
+            c.setdefault(k, v)
+        if name in previous:
+            seeds = previous[name]["summary"]["seeds"]
         summarize(entry, seeds)
         entry["wall_seconds"] = round(time.monotonic() - t0, 1)
         if name == "baseline":
@@ -280,9 +306,12 @@ def main():
         result["mutants"].append(entry)
         print(f"# {name}: killed on {entry['summary']['killed_seeds']}/{seeds} seeds by {entry['summary']['killed_by']}, "
               f"median {fmt(entry['summary']['median_seconds_to_kill'], 2)} s ({entry['wall_seconds']} s)", file=sys.stderr, flush=True)
-        (out / "mutation.json").write_text(json.dumps(result, indent=1) + "\n")
-        (out / "mutation.md").write_text(markdown(result))
-    print(markdown(result))
+        done = {e["name"] for e in result["mutants"]}
+        kept = [e for n, e in sorted(previous.items()) if n not in done and n not in a.names]
+        full = dict(result, mutants=sorted(result["mutants"] + kept, key=lambda e: (e["name"] != "baseline", e["name"])))
+        (out / "mutation.json").write_text(json.dumps(full, indent=1) + "\n")
+        (out / "mutation.md").write_text(markdown(full))
+    print((out / "mutation.md").read_text())
 
 
 if __name__ == "__main__":

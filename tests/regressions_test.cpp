@@ -15,8 +15,9 @@ TEST(Regressions, EveryShrunkCounterexampleReplays) {
   const auto files = wb::testing::filesUnder(wb::testing::corpusDir() / "regressions");
   EXPECT_FALSE(files.empty()) << "corpus/regressions/ is empty";
   for (const auto& path : files) {
-    // See CrashInputsRunToAVerdict and FalseAlarmsStayQuiet.
-    if (path.parent_path().filename() == "crashes" || path.parent_path().filename() == "false-alarms") continue;
+    // See CrashInputsRunToAVerdict, FalseAlarmsStayQuiet and MutantWitnessesHoldUnderEarly.
+    const auto dir = path.parent_path().filename();
+    if (dir == "crashes" || dir == "false-alarms" || dir == "mutants") continue;
     SCOPED_TRACE(path.string());
     const std::string text = wb::testing::readFile(path);
     const campaign::ArtifactHeader header = campaign::parseArtifactHeader(text);
@@ -61,6 +62,24 @@ void checkEveryPlacement(const char* dir, const oracle::CheckOptions& base, Expe
       SCOPED_TRACE(toString(placement));
       expect(placement, oracle::check(program, options, schemas));
     }
+  }
+}
+
+// Programs that tell a mutant of early apart (bench/mutants/, bench/mutation.sh) where no other
+// corpus program did: early must hold on each, in the oracle and the ordering proof
+// (OracleCorpus.EarlyAgreesWithSParOnEveryFile and ProofsOrdering.EarlyIsProvedMinimalOnEveryCorpusFile
+// read them too, which is what kills the mutant in the fast tests). Each names its mutant.
+TEST(Regressions, MutantWitnessesHoldUnderEarly) {
+  const SchemaTable builtins = builtinSchemas();
+  const auto files = wb::testing::filesUnder(wb::testing::corpusDir() / "regressions" / "mutants");
+  EXPECT_FALSE(files.empty()) << "corpus/regressions/mutants/ is empty";
+  for (const auto& path : files) {
+    SCOPED_TRACE(path.string());
+    const std::string text = wb::testing::readFile(path);
+    EXPECT_NE(text.find("# mutant: m"), std::string::npos) << "no `# mutant:` header";
+    const Program program = wb::testing::loadProgram(path);
+    const oracle::CheckReport early = oracle::check(program, {}, schemasFor(program, builtins));
+    EXPECT_EQ(early.verdict, oracle::Verdict::Holds) << oracle::formatReport(early);
   }
 }
 
