@@ -225,6 +225,8 @@ def markdown(result):
             seeded_cell(c.get("fuzz", []), "nodes"), seeded_cell(c.get("props", []), "seconds"),
             seeded_cell(c.get("props", []), "nodes"), seeded_cell(c.get("zprops", []), "seconds"),
             files_cell("corpus"), files_cell("prove"),
+            ("nothing fires (as it must)" if not s["killed_by"] else f"**false alarm** ({s['killed_by']})")
+            if e["name"] == "baseline" else
             "yes" if s["killed_on_every_seed"] else f"**no** ({s['killed_seeds']}/{s['seeds']})",
             fmt(s["median_seconds_to_kill"], 2)]) + " |")
     ms = [e for e in result["mutants"] if e["name"] != "baseline"]
