@@ -25,6 +25,7 @@
 #   CAP=30          seconds per run of a seeded component
 #   COMPONENTS      subset of "fuzz props zprops corpus prove" (default all)
 #   OUT             results directory (default bench/results)
+#   BIN             where the binaries of each mutant are kept (default OUT/bin)
 #   MUT_SCRATCH     scratch worktree (default build-mutation/src); its build dir is MUT_SCRATCH/build
 #   RC_MAX_SUCCESS  RapidCheck cases per property and seed (default 100000: CAP bounds the run)
 #   KEEP=1          keep the results of the components this run leaves out (OUT/mutation.json):
@@ -38,7 +39,8 @@ cap="${CAP:-30}"
 components="${COMPONENTS:-fuzz props zprops corpus prove}"
 out="${OUT:-$here/bench/results}"
 scratch="${MUT_SCRATCH:-$here/build-mutation/src}"
-mkdir -p "$out/bin" "$out/runs"
+bin="${BIN:-$out/bin}"
+mkdir -p "$bin" "$out/runs"
 targets=(wbcheck gen_properties_test proofs_ordering_test)
 
 if [[ $# -gt 0 ]]; then
@@ -74,24 +76,24 @@ fi
 if command -v ld.lld >/dev/null; then cmake_args+=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld); fi
 if [[ ! -f "$scratch/build/build.ninja" ]]; then cmake "${cmake_args[@]}" >/dev/null; fi
 
-# build NAME [PATCH]: the binaries of one mutant (or of the unmutated tree) in OUT/bin/NAME,
+# build NAME [PATCH]: the binaries of one mutant (or of the unmutated tree) in BIN/NAME,
 # rebuilt only when the sources (source_key) or the patch changed.
 build() {
   local name="$1" patch="${2:-}" stamp="$source_key"
   if [[ -n "$patch" ]]; then stamp+=" $(sha256sum < "$patch" | cut -c1-16)"; fi
-  if [[ -f "$out/bin/$name/stamp" && "$(cat "$out/bin/$name/stamp")" == "$stamp" ]]; then return 0; fi
+  if [[ -f "$bin/$name/stamp" && "$(cat "$bin/$name/stamp")" == "$stamp" ]]; then return 0; fi
   if [[ -n "$patch" ]]; then git -C "$scratch" apply "$patch"; fi
   local status=0
-  cmake --build "$scratch/build" -j2 --target "${targets[@]}" > "$out/bin/$name.log" 2>&1 || status=$?
+  cmake --build "$scratch/build" -j2 --target "${targets[@]}" > "$bin/$name.log" 2>&1 || status=$?
   if [[ -n "$patch" ]]; then git -C "$scratch" checkout --quiet -- .; fi
   if [[ $status -ne 0 ]]; then
-    echo "mutation.sh: $name does not build (see $out/bin/$name.log)" >&2
+    echo "mutation.sh: $name does not build (see $bin/$name.log)" >&2
     return 1
   fi
-  mkdir -p "$out/bin/$name"
+  mkdir -p "$bin/$name"
   cp "$scratch/build/cli/wbcheck" "$scratch/build/tests/gen_properties_test" \
-     "$scratch/build/tests/proofs_ordering_test" "$out/bin/$name/"
-  echo "$stamp" > "$out/bin/$name/stamp"
+     "$scratch/build/tests/proofs_ordering_test" "$bin/$name/"
+  echo "$stamp" > "$bin/$name/stamp"
 }
 
 echo "# mutation score: ${#mutants[@]} mutant(s), seeds 1..$seeds, cap ${cap}s, components: $components" >&2
@@ -103,5 +105,5 @@ for m in "${mutants[@]}"; do
   if build "$m" "$here/bench/mutants/$m.patch"; then built+=("$m"); fi
 done
 
-python3 "$here/bench/mutation_run.py" --repo "$here" --out "$out" --seeds "$seeds" --cap "$cap" \
+python3 "$here/bench/mutation_run.py" --repo "$here" --out "$out" --bin "$bin" --seeds "$seeds" --cap "$cap" \
   --components "$components" --head "$head_commit" $([[ "${KEEP:-0}" == 1 ]] && echo --keep) baseline "${built[@]}"

@@ -244,6 +244,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repo", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--bin", help="the mutants' binaries, BIN/NAME/ (default OUT/bin)")
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--cap", type=float, default=30)
     ap.add_argument("--components", default="fuzz props zprops corpus prove")
@@ -253,6 +254,7 @@ def main():
     ap.add_argument("names", nargs="+")
     a = ap.parse_args()
     repo, out = Path(a.repo), Path(a.out)
+    bins = Path(a.bin) if a.bin else out / "bin"
     comps = a.components.split()
     files = corpus_files(repo)
     result = {"meta": {"head": a.head, "seeds": a.seeds, "cap": a.cap, "components": comps,
@@ -269,7 +271,7 @@ def main():
         result["meta"]["rerun"] = f"{' '.join(comps)} rerun on {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}"
     excluded = set()
     for name in a.names:
-        wb = str(out / "bin" / name / "wbcheck")
+        wb = str(bins / name / "wbcheck")
         rundir = out / "runs" / name
         rundir.mkdir(parents=True, exist_ok=True)
         desc, touched = describe(repo, name)
@@ -286,9 +288,9 @@ def main():
             if "fuzz" in comps:
                 c.setdefault("fuzz", []).append(run_fuzz(wb, s, a.cap, rundir))
             if "props" in comps:
-                c.setdefault("props", []).append(run_gtest(str(out / "bin" / name / "gen_properties_test"), PROPS, s, a.cap, rundir, "props"))
+                c.setdefault("props", []).append(run_gtest(str(bins / name / "gen_properties_test"), PROPS, s, a.cap, rundir, "props"))
             if "zprops" in comps:
-                c.setdefault("zprops", []).append(run_gtest(str(out / "bin" / name / "proofs_ordering_test"), ZPROPS, s, a.cap, rundir, "zprops"))
+                c.setdefault("zprops", []).append(run_gtest(str(bins / name / "proofs_ordering_test"), ZPROPS, s, a.cap, rundir, "zprops"))
             print(f"#   {name} seed {s}: " + ", ".join(f"{k} {'KILLED' if c[k][-1]['killed'] else 'survived'}"
                                                        for k in ("fuzz", "props", "zprops") if k in c), file=sys.stderr, flush=True)
         for k, v in previous.get(name, {}).get("components", {}).items():

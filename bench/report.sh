@@ -49,7 +49,7 @@ mutation_cmd="SEEDS=$seeds CAP=$cap bash bench/mutation.sh"
 if [[ $skip_mutation -eq 0 ]]; then
   step "mutation score: $mutation_cmd (progress below)"
   mut_out="$results/mutation-s${seeds}-c${cap%.*}"
-  OUT="$mut_out" SEEDS="$seeds" CAP="$cap" bash bench/mutation.sh > /dev/null
+  OUT="$mut_out" BIN="$results/bin" SEEDS="$seeds" CAP="$cap" bash bench/mutation.sh > /dev/null
   cp "$mut_out/mutation.json" "$results/mutation.json"
   cp "$mut_out/mutation.md" "$results/mutation.md"
   if [[ $full -eq 1 ]]; then
