@@ -36,6 +36,9 @@ constexpr HazardInfo kHazards[] = {
     {HazardClass::AliasThroughView, "alias through view", "alias_view"},
     {HazardClass::AliasThroughInplace, "alias through in-place result", "alias_inplace"},
     {HazardClass::DceStorageWriter, "DCE drops a storage writer", "dce_storage_writer"},
+    {HazardClass::PassCrash, "pass command crashed", "pass_crash"},
+    {HazardClass::PassHang, "pass command hung", "pass_hang"},
+    {HazardClass::PassMalformed, "pass output malformed", "pass_malformed"},
     {HazardClass::PlacementFailed, "placement failed (other)", "failed"},
     {HazardClass::Unclassified, "unclassified", "unclassified"},
 };
@@ -95,11 +98,10 @@ bool hasCopyView(const Program& program) {
 // The placement skipped a write-back that a correct placement performs: no copy_ into that
 // write-back's target was inserted (upstream's `_inplace_lineage` accepts a lineage of any
 // buffer or user input, and the models inherit it).
-bool skipsAWriteBack(const Program& program, Placement placement, const SchemaTable& schemas) {
+bool skipsAWriteBack(const Program& program, const PlacedProgram& placed, const SchemaTable& schemas) {
+  if (placed.failure) return false;
   const AliasInfo aliases = analyzeAliases(program, schemas);
   const WriteBackSelection selection = selectWriteBacks(program, aliases);
-  const PlacedProgram placed = place(program, placement, schemas);
-  if (placed.failure) return false;
   const Graph& after = placed.program.graph;
   for (const WriteBack& wb : selection.writeBacks) {
     const std::string& buffer = program.graph.nodes[wb.buffer].name;
@@ -114,8 +116,7 @@ bool skipsAWriteBack(const Program& program, Placement placement, const SchemaTa
 
 // Upstream's copies-first tuple (which every model of real code keeps) moved a returned value:
 // position i no longer returns the original value or the copy_ that replaced it (B2).
-bool outputsReordered(const Program& program, Placement placement, const SchemaTable& schemas) {
-  const PlacedProgram placed = place(program, placement, schemas);
+bool outputsReordered(const Program& program, const PlacedProgram& placed) {
   if (placed.failure) return false;
   const std::vector<Arg> before = program.graph.returnedValues();
   const std::vector<Arg> after = placed.program.graph.returnedValues();
@@ -146,6 +147,15 @@ std::vector<bool> descendantsOf(const Program& program, NodeId from) {
     reached[i] = uses;
   }
   return reached;
+}
+
+// The class of an external pass's outcome other than Placed.
+HazardClass outcomeHazard(passcmd::PassOutcome outcome) {
+  switch (outcome) {
+    case passcmd::PassOutcome::Crashed: return HazardClass::PassCrash;
+    case passcmd::PassOutcome::Hung: return HazardClass::PassHang;
+    default: return HazardClass::PassMalformed;
+  }
 }
 
 bool isViewLike(const Program& program, NodeId via, const AliasInfo& aliases) {
@@ -196,8 +206,12 @@ std::vector<HazardClass> expectedHazards(Placement placement) {
   }
 }
 
+std::string placementName(const FindingKey& key) {
+  return key.passCmd.empty() ? std::string(toString(key.placement)) : std::string("pass-cmd");
+}
+
 std::string describe(const FindingKey& key) {
-  std::string s = std::string(toString(key.placement)) + ": " + key.verdict;
+  std::string s = (key.passCmd.empty() ? std::string(toString(key.placement)) : key.passCmd) + ": " + key.verdict;
   if (key.viewModes != oracle::ViewModeSet::None) s += " [" + std::string(oracle::toString(key.viewModes)) + "]";
   if (!key.target.empty()) s += " on " + key.target;
   return s + ": " + std::string(hazardLabel(key.hazard));
@@ -206,6 +220,7 @@ std::string describe(const FindingKey& key) {
 // The rules (matchingHazards evaluates them all; the class is the first that applies). The order goes from what the placement's own result shows
 // (it failed; it skipped a write-back; it moved outputs) to program features, most specific
 // first, so that a shrunk program carrying two features is named by the one that decides:
+//   0. an external pass crashed, hung or printed malformed output: that outcome's class alone;
 //   1. the placement failed: H7 if the program has no placeholders, B2 if it is a model of
 //      real code whose placed program is invalid (its positional spec renaming named the wrong
 //      node),
@@ -227,24 +242,33 @@ std::string describe(const FindingKey& key) {
 //      getitems, `*_copy` in alias mode) or "alias through in-place result";
 //   9. otherwise "unclassified".
 std::vector<HazardClass> matchingHazards(const Program& program, const oracle::CheckReport& report,
-                                         const SchemaTable& schemas) {
+                                         const SchemaTable& schemas, const passcmd::ExternalPlacement* external) {
   std::vector<HazardClass> matches;
   auto match = [&](HazardClass h) {
     if (std::find(matches.begin(), matches.end(), h) == matches.end()) matches.push_back(h);
   };
-  const bool upstreamReorders =
-      isModelOfRealCode(report.placement) && outputsReordered(program, report.placement, schemas);
+  if (external && external->outcome != passcmd::PassOutcome::Placed) {
+    match(outcomeHazard(external->outcome));
+    return matches;
+  }
+  // An external pass is judged by the rules written for the models of real code: it is real
+  // code, and what those rules look at (a skipped copy, a moved output) shows in any placed
+  // program.
+  const bool realCode = external || isModelOfRealCode(report.placement);
   if (report.placementFailure) {
     if (!hasPlaceholders(program)) match(HazardClass::H7NoPlaceholders);
     // A placed program a model of real code makes is invalid only when its positional spec
     // renaming names the wrong node (B2); the models' own failures (IndexError) are reported as
     // what they say.
     const bool invalidPlacedProgram = report.placementFailure->starts_with("the placed program is invalid");
-    match(isModelOfRealCode(report.placement) && invalidPlacedProgram ? HazardClass::B2OutputOrder
-                                                                        : HazardClass::PlacementFailed);
+    match(realCode && invalidPlacedProgram ? HazardClass::B2OutputOrder : HazardClass::PlacementFailed);
     return matches;
   }
-  if (skipsAWriteBack(program, report.placement, schemas)) match(HazardClass::B1OtherLineage);
+  std::optional<PlacedProgram> ownPlacement;
+  if (!external) ownPlacement = place(program, report.placement, schemas);
+  const PlacedProgram& placed = external ? external->placed : *ownPlacement;
+  const bool upstreamReorders = realCode && outputsReordered(program, placed);
+  if (skipsAWriteBack(program, placed, schemas)) match(HazardClass::B1OtherLineage);
   if (upstreamReorders && std::any_of(report.bugs.begin(), report.bugs.end(),
                                       [](const oracle::Mismatch& m) { return m.difference.isOutput; }))
     match(HazardClass::B2OutputOrder);
@@ -300,24 +324,28 @@ std::vector<HazardClass> matchingHazards(const Program& program, const oracle::C
   return matches;
 }
 
-HazardClass classifyHazard(const Program& program, const oracle::CheckReport& report, const SchemaTable& schemas) {
-  const std::vector<HazardClass> matches = matchingHazards(program, report, schemas);
+HazardClass classifyHazard(const Program& program, const oracle::CheckReport& report, const SchemaTable& schemas,
+                           const passcmd::ExternalPlacement* external) {
+  const std::vector<HazardClass> matches = matchingHazards(program, report, schemas, external);
   return matches.empty() ? HazardClass::Unclassified : matches.front();
 }
 
 std::optional<FindingKey> classifyFinding(const Program& program, const oracle::CheckReport& report,
-                                          const SchemaTable& schemas) {
+                                          const SchemaTable& schemas, const passcmd::ExternalPlacement* external) {
   if (report.verdict != oracle::Verdict::PlacementBug) return std::nullopt;
   FindingKey key;
   key.placement = report.placement;
-  if (report.placementFailure) {
+  if (external) key.passCmd = report.placedBy;
+  if (external && external->outcome != passcmd::PassOutcome::Placed) {
+    key.verdict = std::string(passcmd::toString(external->outcome));
+  } else if (report.placementFailure) {
     key.verdict = std::string(kPlacementFailed);
   } else {
     key.verdict = std::string(kPlacementDiverges);
     key.viewModes = oracle::bugViewModes(report);
     key.target = targetOf(program, report.bugs.front().difference);
   }
-  key.hazard = classifyHazard(program, report, schemas);
+  key.hazard = classifyHazard(program, report, schemas, external);
   return key;
 }
 
@@ -365,6 +393,37 @@ gen::Policy sparsePolicy(std::uint64_t seed) {
   return p;
 }
 
+namespace {
+
+// A check of `program` by the placement under test: `placement`, `placeWith` when set, or the
+// external pass when given (run here, once: the oracle gets its placed program).
+struct PassCheck {
+  oracle::CheckReport report;
+  std::optional<passcmd::ExternalPlacement> external;
+  const passcmd::ExternalPlacement* externalOrNull() const { return external ? &*external : nullptr; }
+};
+
+PassCheck checkPlacement(oracle::Checker& checker, const Program& program, Placement placement,
+                         const oracle::PlaceFunction& placeWith, const passcmd::PassRunner* passCmd, int inputs,
+                         std::uint64_t seed, const SchemaTable& schemas) {
+  PassCheck out;
+  oracle::CheckOptions check;
+  check.placement = placement;
+  check.placeWith = placeWith;
+  check.inputs = inputs;
+  check.seed = seed;
+  if (passCmd) {
+    out.external = passCmd->place(program);
+    const passcmd::ExternalPlacement* external = &*out.external;
+    check.placeWith = [external](const Program&, const SchemaTable&) { return external->placed; };
+    check.placedBy = passCmd->words();
+  }
+  out.report = checker.check(program, check, schemas);
+  return out;
+}
+
+}  // namespace
+
 CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const gen::Generator& generator,
                    oracle::Checker& checker) {
   CaseResult result;
@@ -382,14 +441,11 @@ CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const gen
   result.mode = generated.mode;
   result.program = std::move(generated.program);
   const SchemaTable schemas = schemasFor(result.program, generator.schemas());
-  oracle::CheckOptions check;
-  check.placement = options.placement;
-  check.placeWith = options.placeWith;
-  check.inputs = options.inputs;
-  check.seed = seed;
-  result.report = checker.check(result.program, check, schemas);
-  result.finding = classifyFinding(result.program, result.report, schemas);
-  if (result.finding) result.features = matchingHazards(result.program, result.report, schemas);
+  PassCheck checked = checkPlacement(checker, result.program, options.placement, options.placeWith,
+                                     options.passCmd ? &*options.passCmd : nullptr, options.inputs, seed, schemas);
+  result.report = std::move(checked.report);
+  result.finding = classifyFinding(result.program, result.report, schemas, checked.externalOrNull());
+  if (result.finding) result.features = matchingHazards(result.program, result.report, schemas, checked.externalOrNull());
   return result;
 }
 
@@ -417,20 +473,34 @@ bool parDiffersFromValue(const oracle::CheckReport& report) {
   });
 }
 
+bool earlyHolds(oracle::Checker& checker, const Program& program, std::uint64_t seed, int inputs,
+                const SchemaTable& schemas) {
+  oracle::CheckOptions check;
+  check.placement = Placement::Early;
+  check.inputs = inputs;
+  check.seed = seed;
+  return checker.check(program, check, schemas).verdict == oracle::Verdict::Holds;
+}
+
 // reproducesFinding with the caller's Checker (shrinking checks candidate after candidate).
 // `parMustEqualValue`: the candidate must have S_par == F (see campaign.h, shrinkFinding).
 bool reproducesWith(oracle::Checker& checker, const Program& program, const FindingKey& key, std::uint64_t seed,
                     int inputs, const SchemaTable& builtins, const oracle::PlaceFunction& placeWith,
-                    bool parMustEqualValue) {
+                    const passcmd::PassRunner* passCmd, bool parMustEqualValue) {
   const SchemaTable schemas = schemasFor(program, builtins);
-  oracle::CheckOptions check;
-  check.placement = key.placement;
-  check.placeWith = placeWith;
-  check.inputs = inputs;
-  check.seed = seed;
-  const oracle::CheckReport report = checker.check(program, check, schemas);
+  const bool againstEarly = key.placement == Placement::Early && key.passCmd.empty();
+  // An external pass costs a process per candidate: the correct placement's check, in
+  // process, goes first (both must come out as they should).
+  if (passCmd && !earlyHolds(checker, program, seed, inputs, schemas)) return false;
+  const PassCheck checked = checkPlacement(checker, program, key.placement, placeWith, passCmd, inputs, seed, schemas);
+  const oracle::CheckReport& report = checked.report;
   if (report.verdict != oracle::Verdict::PlacementBug) return false;
-  if (key.verdict == kPlacementFailed) {
+  const bool outcomeIsTheFinding = checked.external && checked.external->outcome != passcmd::PassOutcome::Placed;
+  if (outcomeIsTheFinding || key.hazard == HazardClass::PassCrash || key.hazard == HazardClass::PassHang ||
+      key.hazard == HazardClass::PassMalformed) {
+    // A crash stays a crash, a hang a hang: the outcome is the finding.
+    if (!outcomeIsTheFinding || passcmd::toString(checked.external->outcome) != key.verdict) return false;
+  } else if (key.verdict == kPlacementFailed) {
     if (!report.placementFailure) return false;
   } else {
     if (report.placementFailure || report.bugs.empty()) return false;
@@ -442,10 +512,8 @@ bool reproducesWith(oracle::Checker& checker, const Program& program, const Find
   // and a placement that diverges from S_par is wrong whatever any placement does.
   if (parMustEqualValue && parDiffersFromValue(report)) return false;
   // Another placement's counterexample must also be one the correct placement passes.
-  if (key.placement == Placement::Early) return true;
-  check.placement = Placement::Early;
-  check.placeWith = nullptr;
-  return checker.check(program, check, schemas).verdict == oracle::Verdict::Holds;
+  if (againstEarly || passCmd) return true;  // (an external pass's: checked above)
+  return earlyHolds(checker, program, seed, inputs, schemas);
 }
 
 // Whether S_par and F agree on `program` (checked with `early`; the placement plays no part in
@@ -463,9 +531,10 @@ bool parEqualsValueOn(oracle::Checker& checker, const Program& program, std::uin
 }  // namespace
 
 bool reproducesFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
-                       const SchemaTable& builtins, const oracle::PlaceFunction& placeWith) {
+                       const SchemaTable& builtins, const oracle::PlaceFunction& placeWith,
+                       const passcmd::PassRunner* passCmd) {
   oracle::Checker checker;
-  return reproducesWith(checker, program, key, seed, inputs, builtins, placeWith, false);
+  return reproducesWith(checker, program, key, seed, inputs, builtins, placeWith, passCmd, false);
 }
 
 std::size_t bodyNodeCount(const Program& program) {
@@ -474,28 +543,25 @@ std::size_t bodyNodeCount(const Program& program) {
 }
 
 ShrunkFinding shrinkFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
-                            const SchemaTable& builtins, const oracle::PlaceFunction& placeWith) {
+                            const SchemaTable& builtins, const oracle::PlaceFunction& placeWith,
+                            const passcmd::PassRunner* passCmd) {
   ShrunkFinding out;
   out.program = program;
   out.key = key;
   out.bodyNodesBefore = out.bodyNodesAfter = bodyNodeCount(program);
   oracle::Checker checker;  // for every candidate of the reduction
-  out.reproduced = reproducesWith(checker, program, key, seed, inputs, builtins, placeWith, false);
+  out.reproduced = reproducesWith(checker, program, key, seed, inputs, builtins, placeWith, passCmd, false);
   if (!out.reproduced) return out;
   out.parEqualsValue = parEqualsValueOn(checker, program, seed, inputs, builtins);
   const gen::ReduceResult reduced = gen::reduce(program, [&](const Program& p) {
-    return reproducesWith(checker, p, key, seed, inputs, builtins, placeWith, out.parEqualsValue);
+    return reproducesWith(checker, p, key, seed, inputs, builtins, placeWith, passCmd, out.parEqualsValue);
   });
   out.program = reduced.program;
   out.tests = reduced.tests;
   out.bodyNodesAfter = bodyNodeCount(out.program);
   const SchemaTable schemas = schemasFor(out.program, builtins);
-  oracle::CheckOptions check;
-  check.placement = key.placement;
-  check.placeWith = placeWith;
-  check.inputs = inputs;
-  check.seed = seed;
-  if (std::optional<FindingKey> again = classifyFinding(out.program, checker.check(out.program, check, schemas), schemas))
+  const PassCheck checked = checkPlacement(checker, out.program, key.placement, placeWith, passCmd, inputs, seed, schemas);
+  if (std::optional<FindingKey> again = classifyFinding(out.program, checked.report, schemas, checked.externalOrNull()))
     out.key = *again;
   return out;
 }
@@ -545,22 +611,31 @@ std::string formatArtifact(const ShrunkFinding& finding, const ArtifactInfo& inf
   const FindingKey& key = finding.key;
   std::ostringstream s;
   s << "# wbcheck " << info.version << ": shrunk counterexample\n";
-  s << "# placement: " << toString(key.placement) << "\n";
+  const bool external = !key.passCmd.empty();
+  if (external)
+    s << "# pass command: " << key.passCmd << "\n";
+  else
+    s << "# placement: " << toString(key.placement) << "\n";
   s << "# verdict: " << key.verdict << "\n";
   if (key.viewModes != oracle::ViewModeSet::None) s << "# view modes: " << oracle::toString(key.viewModes) << "\n";
   if (!key.target.empty()) s << "# target: " << key.target << "\n";
   s << "# hazard class: " << hazardLabel(key.hazard) << "\n";
   s << "# seed: " << info.seed << "\n";
   if (!info.mode.empty()) s << "# generator mode: " << info.mode << "\n";
-  const bool againstEarly = key.placement == Placement::Early;
+  const bool againstEarly = key.placement == Placement::Early && !external;
   if (!finding.reproduced && againstEarly)
     s << "# not shrunk: the finding did not reproduce (check it)\n";
   else if (!finding.reproduced)
     s << "# not shrunk: the finding did not reproduce with early holding (does early fail on it? check it)\n";
   s << "# shrunk: " << finding.bodyNodesBefore << " -> " << finding.bodyNodesAfter << " body nodes in "
     << finding.tests << " checks\n";
-  s << "# replay: wbcheck check " << fileName << " --placement " << toString(key.placement) << " --seed " << info.seed
-    << "\n";
+  if (external) {
+    s << "# replay: wbcheck check " << fileName << " " << key.passCmd << " --seed " << info.seed << "\n";
+    s << "# shrink again: wbcheck shrink " << fileName << " " << key.passCmd << " --seed " << info.seed << "\n";
+  } else {
+    s << "# replay: wbcheck check " << fileName << " --placement " << toString(key.placement) << " --seed "
+      << info.seed << "\n";
+  }
   if (!info.foundBy.empty()) s << "# found by: " << info.foundBy << "\n";
   if (!info.picture.empty())
     s << "# picture: " << info.picture << " (redraw: wbcheck draw " << fileName << " --svg " << info.picture << ")\n";
@@ -577,6 +652,7 @@ std::string formatArtifact(const ShrunkFinding& finding, const ArtifactInfo& inf
 ArtifactHeader parseArtifactHeader(std::string_view text) {
   ArtifactHeader h;
   h.placement = std::string(headerValue(text, "placement"));
+  h.passCmd = std::string(headerValue(text, "pass command"));
   h.verdict = std::string(headerValue(text, "verdict"));
   h.viewModes = std::string(headerValue(text, "view modes"));
   h.hazard = std::string(headerValue(text, "hazard class"));
@@ -590,7 +666,7 @@ ArtifactHeader parseArtifactHeader(std::string_view text) {
 std::string artifactFileName(const FindingKey& key, std::string_view shape) {
   char hex[9];
   std::snprintf(hex, sizeof hex, "%08x", fnv1a(shape));
-  return std::string(toString(key.placement)) + "_" + std::string(hazardId(key.hazard)) + "_" + hex + ".txt";
+  return placementName(key) + "_" + std::string(hazardId(key.hazard)) + "_" + hex + ".txt";
 }
 
 std::string pictureFileName(std::string_view artifactPath) {
@@ -607,7 +683,7 @@ namespace {
 
 // Deduplication ignores the target: the same shape with another buffer name is the same bug.
 auto dedupKey(const FindingRecord& r) {
-  return std::tie(r.key.placement, r.key.verdict, r.key.hazard, r.shape);
+  return std::tie(r.key.placement, r.key.passCmd, r.key.verdict, r.key.hazard, r.shape);
 }
 
 }  // namespace
@@ -643,9 +719,9 @@ std::string FindingTable::formatSummary() const {
     std::uint64_t seed = 0;
     std::string modes;
   };
-  std::map<std::tuple<Placement, std::string, HazardClass>, Row> rows;
+  std::map<std::tuple<std::string, std::string, HazardClass>, Row> rows;
   for (const FindingRecord& r : records_) {
-    auto [it, fresh] = rows.try_emplace({r.key.placement, r.key.verdict, r.key.hazard});
+    auto [it, fresh] = rows.try_emplace({placementName(r.key), r.key.verdict, r.key.hazard});
     Row& row = it->second;
     if (fresh || r.secondsToFind < row.first) {
       row.first = r.secondsToFind;
@@ -665,7 +741,7 @@ std::string FindingTable::formatSummary() const {
   s << line;
   for (const auto& [k, row] : rows) {
     std::snprintf(line, sizeof line, "%-16s %-18s %-12s %-32s %9.2f %6zu %6zu %7zu  %llu\n",
-                  std::string(toString(std::get<0>(k))).c_str(), std::get<1>(k).c_str(),
+                  std::get<0>(k).c_str(), std::get<1>(k).c_str(),
                   row.modes.empty() ? "-" : row.modes.c_str(), std::string(hazardLabel(std::get<2>(k))).c_str(), row.first,
                   row.smallest, row.shapes, row.reports, static_cast<unsigned long long>(row.seed));
     s << line;
@@ -676,9 +752,34 @@ std::string FindingTable::formatSummary() const {
 // ---------------------------------------------------------------------------------------------
 // Records over a pipe: "field=value" lines, then "artifact=<bytes>" and the artifact bytes.
 
+namespace {
+
+// A value on one line: backslashes and newlines escaped (a quoted shell command may hold both).
+std::string escapeLine(std::string_view text) {
+  std::string out;
+  for (char c : text) out += c == '\\' ? std::string("\\\\") : c == '\n' ? std::string("\\n") : std::string(1, c);
+  return out;
+}
+
+std::string unescapeLine(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size()) {
+      out += text[i + 1] == 'n' ? '\n' : text[i + 1];
+      ++i;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string encodeRecord(const FindingRecord& r) {
   std::ostringstream s;
   s << "placement=" << toString(r.key.placement) << "\n"
+    << "pass_cmd=" << escapeLine(r.key.passCmd) << "\n"
     << "verdict=" << r.key.verdict << "\n"
     << "modes=" << oracle::toString(r.key.viewModes) << "\n"
     << "target=" << r.key.target << "\n"
@@ -729,6 +830,7 @@ std::optional<FindingRecord> decodeRecord(std::string_view text) {
   r.key.viewModes = *modes;
   r.key.target = fields["target"];
   r.key.hazard = *hazard;
+  r.key.passCmd = unescapeLine(fields["pass_cmd"]);
   r.shape = fields["shape"];
   r.artifact = std::string(text.substr(pos));
   return r;

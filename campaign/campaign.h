@@ -11,6 +11,11 @@
 // reclassified on the shrunk program, and written as a form-1 file
 // with a header that says how to replay it.
 //
+// The placement under test is one of wbcheck's, a function (tests' broken variants), or an
+// external pass (CampaignOptions::passCmd, passcmd/): a command run on each case and on each
+// candidate of a shrink. Its crashes, hangs and malformed outputs are findings of their own
+// kinds, and a shrink keeps the kind.
+//
 // Everything here is single-process and deterministic: the CLI adds processes, signals,
 // progress lines and files. FindingTable aggregates findings (deduplication, time to first
 // find, the summary table) wherever they come from. Which findings a run shrinks is
@@ -30,6 +35,7 @@
 #include "core/schema.h"
 #include "gen/generator.h"
 #include "oracle/oracle.h"
+#include "passcmd/pass_runner.h"
 
 namespace wb::campaign {
 
@@ -48,6 +54,9 @@ enum class HazardClass : std::uint8_t {
   AliasThroughView,     // buffer read / value written through a view (or getitem) of it
   AliasThroughInplace,  // buffer read / value written through the result of an in-place op
   DceStorageWriter,     // no write-back at all: DCE dropped a node that writes storage
+  PassCrash,            // an external pass exited non-zero or was killed by a signal
+  PassHang,             // an external pass gave no answer within its time limit
+  PassMalformed,        // an external pass printed no program, or one whose inputs are not the input's
   PlacementFailed,      // the placement failed for another reason (placed program invalid)
   Unclassified,         // none of the rules applies: look at it
 };
@@ -69,31 +78,49 @@ inline constexpr std::string_view kPlacementFailed = "placement failed";
 
 // What a divergence is, independently of the program that shows it.
 struct FindingKey {
-  Placement placement = Placement::Early;
-  std::string verdict;       // kPlacementDiverges or kPlacementFailed
+  Placement placement = Placement::Early;  // unused when passCmd is set
+  // kPlacementDiverges, kPlacementFailed, or (an external pass that crashed, hung or printed
+  // malformed output) passcmd::toString of that outcome: "crash", "hang", "malformed output".
+  std::string verdict;
   oracle::ViewModeSet viewModes = oracle::ViewModeSet::None;  // None when the placement failed
   std::string target;        // what differs first: "buffer s", "user input", "user output", ...
   HazardClass hazard = HazardClass::Unclassified;
+  // An external pass: the command-line words that select it (passcmd::commandLineWords,
+  // "--pass-cmd 'python3 end.py'"); empty for a placement of wbcheck's.
+  std::string passCmd;
   friend auto operator<=>(const FindingKey&, const FindingKey&) = default;
 };
 
-// "pr20744: placement != S_par [alias-views] on buffer s: H5 view_copy becomes a view".
+// "pr20744: placement != S_par [alias-views] on buffer s: H5 view_copy becomes a view";
+// "--pass-cmd 'python3 end.py': crash: pass command crashed".
 std::string describe(const FindingKey& key);
+
+// The placement column of a summary and the first word of an artifact's file name: the
+// placement's name, or "pass-cmd".
+std::string placementName(const FindingKey& key);
 
 // The key of a placement bug in `report` (a check of `program` with key.placement), or
 // nullopt when the report holds. The hazard class comes from the program's features, by the
 // first rule that applies (see campaign.cpp, classifyHazard, for the rules and why that order).
+//
+// `external`: the report is a check of what an external pass made of `program` (its placed
+// program, or the crash, hang or malformed output that is the finding; report.placedBy names
+// the pass). The rules that look at the placed program look at that one, and those written for
+// the models of real code (B1, B2) apply to it.
 std::optional<FindingKey> classifyFinding(const Program& program, const oracle::CheckReport& report,
-                                          const SchemaTable& schemas);
+                                          const SchemaTable& schemas,
+                                          const passcmd::ExternalPlacement* external = nullptr);
 
 // The rules alone, for a program on which `placement` shows `report`'s divergence: the first
 // class of matchingHazards(), or Unclassified.
-HazardClass classifyHazard(const Program& program, const oracle::CheckReport& report, const SchemaTable& schemas);
+HazardClass classifyHazard(const Program& program, const oracle::CheckReport& report, const SchemaTable& schemas,
+                           const passcmd::ExternalPlacement* external = nullptr);
 // Every rule that applies, in rule order. On an unshrunk program several usually do; the
 // campaign uses them to decide which findings are worth shrinking (one that may still shrink
 // to a class not found yet).
 std::vector<HazardClass> matchingHazards(const Program& program, const oracle::CheckReport& report,
-                                         const SchemaTable& schemas);
+                                         const SchemaTable& schemas,
+                                         const passcmd::ExternalPlacement* external = nullptr);
 
 // ---------------------------------------------------------------------------------------------
 // One case.
@@ -101,6 +128,9 @@ std::vector<HazardClass> matchingHazards(const Program& program, const oracle::C
 struct CampaignOptions {
   Placement placement = Placement::Early;
   oracle::PlaceFunction placeWith;  // set: places instead of `placement` (tests' broken variants)
+  // Set: the pass under test is this external command (placement and placeWith unused); it
+  // runs on every case and on every candidate of a shrink.
+  std::optional<passcmd::PassRunner> passCmd;
   std::optional<gen::GenMode> mode;  // nullopt: drawn per case
   int maxNodes = 10;            // body nodes per generated program
   int inputs = 3;               // oracle input sets (as `wbcheck check`'s default, so the
@@ -143,12 +173,14 @@ std::uint64_t caseSeed(std::uint64_t runSeed, int job, std::uint64_t index);
 // Shrinking.
 
 // True when checking `program` with key.placement (oracle seed `seed`; placed with `placeWith`
-// when set, see oracle::CheckOptions) gives the same kind of divergence in exactly the same
-// view modes on the same target and, for a placement other than `early`, `early` holds on it
-// (the correct placement passes it). `builtins` is the base schema table (builtinSchemas();
+// when set, see oracle::CheckOptions, or by running `passCmd` when given) gives the same kind
+// of divergence in exactly the same view modes on the same target (for an external pass: the
+// same outcome, a crash stays a crash) and, for a placement other than `early`, `early` holds on
+// it (the correct placement passes it). `builtins` is the base schema table (builtinSchemas();
 // parsed once by the caller).
 bool reproducesFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
-                       const SchemaTable& builtins, const oracle::PlaceFunction& placeWith = {});
+                       const SchemaTable& builtins, const oracle::PlaceFunction& placeWith = {},
+                       const passcmd::PassRunner* passCmd = nullptr);
 
 struct ShrunkFinding {
   Program program;              // reduced (or the input, if it did not reproduce)
@@ -175,7 +207,8 @@ struct ShrunkFinding {
 //   says, and S_par is the right reference on it independently of any placement.
 // The same predicate serves every placement; for the others `early` holds too.
 ShrunkFinding shrinkFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
-                            const SchemaTable& builtins, const oracle::PlaceFunction& placeWith = {});
+                            const SchemaTable& builtins, const oracle::PlaceFunction& placeWith = {},
+                            const passcmd::PassRunner* passCmd = nullptr);
 
 // Body nodes (neither placeholders nor the output).
 std::size_t bodyNodeCount(const Program& program);
@@ -196,13 +229,16 @@ struct ArtifactInfo {
 // The form-1 text of a shrunk finding with its header comment: placement, verdict, hazard
 // class, target, seed, the replay command (`wbcheck check FILE --placement P --seed S`) and
 // the command that found it, and its picture when info.picture names one. `fileName` is what the
-// replay line calls the file.
+// replay line calls the file. An external pass's artifact names it by `# pass command:` instead
+// of `# placement:`, and its replay lines run it (`wbcheck check FILE --pass-cmd 'CMD' --seed S`,
+// and `wbcheck shrink FILE --pass-cmd 'CMD' --seed S`).
 std::string formatArtifact(const ShrunkFinding& finding, const ArtifactInfo& info, std::string_view fileName);
 
 // The header fields formatArtifact writes, read back (for replay tests and `wbcheck shrink`
 // of an artifact). Missing fields stay empty.
 struct ArtifactHeader {
   std::string placement;
+  std::string passCmd;  // `# pass command:` (command-line words)
   std::string verdict;
   std::string viewModes;
   std::string hazard;   // label
@@ -211,7 +247,7 @@ struct ArtifactHeader {
 };
 ArtifactHeader parseArtifactHeader(std::string_view text);
 
-// A file name for a finding: "<placement>_<hazard id>_<8 hex digits of the shape>.txt".
+// A file name for a finding: "<placementName>_<hazard id>_<8 hex digits of the shape>.txt".
 std::string artifactFileName(const FindingKey& key, std::string_view shape);
 
 // The picture beside an artifact: "dir/NAME.txt" -> "dir/NAME.svg" (a path not ending in .txt

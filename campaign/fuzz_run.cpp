@@ -17,6 +17,13 @@ FuzzPlanOrError planFuzzRun(const FuzzOptions& options, std::string foundBy) {
   FuzzPlan plan;
   WorkerConfig& worker = plan.worker;
   worker.campaign.placement = *placement;
+  if (!options.passCmd.empty()) {
+    passcmd::ExternalPass pass;
+    pass.command = options.passCmd;
+    pass.limits.timeout = options.passTimeout;
+    pass.persistent = options.passPersistent;
+    worker.campaign.passCmd = passcmd::PassRunner(std::move(pass));
+  }
   worker.campaign.maxNodes = options.nodes;
   if (!options.mode.empty()) {
     worker.campaign.mode = gen::genModeFromString(options.mode);
@@ -27,6 +34,10 @@ FuzzPlanOrError planFuzzRun(const FuzzOptions& options, std::string foundBy) {
   }
   if (options.nodes < 1 || options.nodes > 1000 || options.jobs < 1 || options.jobs > 256 || options.seconds < 0) {
     out.error = "--nodes must be in 1..1000, --jobs in 1..256, --time >= 0";
+    return out;
+  }
+  if (options.untilClasses == "all" && !options.passCmd.empty()) {
+    out.error = "--until-classes all names the classes of one of wbcheck's placements: with --pass-cmd, list them";
     return out;
   }
   if (options.untilClasses == "all") {
@@ -89,13 +100,19 @@ std::string progressLine(const FuzzTotals& totals, double elapsed) {
 std::string fuzzSummary(const FuzzOptions& options, const FuzzTotals& totals, double elapsed, bool interrupted) {
   // The name the run's findings carry (`pr20744` reads as the latest version and prints it).
   const std::optional<Placement> placement = placementFromString(options.placement);
-  const std::string name = placement ? std::string(toString(*placement)) : options.placement;
+  std::string name = placement ? "placement " + std::string(toString(*placement)) : "placement " + options.placement;
+  if (!options.passCmd.empty()) {
+    passcmd::ExternalPass pass{options.passCmd, {}};
+    pass.limits.timeout = options.passTimeout;
+    pass.persistent = options.passPersistent;
+    name = passcmd::commandLineWords(pass);
+  }
   char line[512];
-  std::snprintf(line, sizeof line, "placement %s, seed %llu, %llu cases in %.1f s (%.1f cases/s), %llu diverging%s\n",
-                name.c_str(), static_cast<unsigned long long>(options.seed),
+  std::snprintf(line, sizeof line, ", seed %llu, %llu cases in %.1f s (%.1f cases/s), %llu diverging%s\n",
+                static_cast<unsigned long long>(options.seed),
                 static_cast<unsigned long long>(totals.cases), elapsed, elapsed > 0 ? totals.cases / elapsed : 0.0,
                 static_cast<unsigned long long>(totals.diverging), interrupted ? " (interrupted)" : "");
-  std::string out = line;
+  std::string out = name + line;
   // With --until-classes, the classes the run looked for (bench/time_to_find.sh reads them).
   std::vector<HazardClass> wanted;
   if (options.untilClasses == "all" && placement) {

@@ -7,6 +7,7 @@
 // back and prints the summary.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "campaign/campaign.h"
 #include "campaign/worker.h"
+#include "passcmd/process.h"
 
 namespace wb::campaign {
 
@@ -30,6 +32,11 @@ struct FuzzOptions {
   bool untilFound = false;
   std::string untilClasses;  // "all" or comma-separated hazard ids
   bool noDraw = false;       // no picture beside each finding
+  // An external pass under test instead of `placement` (docs/pass-protocol.md): its command,
+  // and the time limit of one run of it.
+  std::string passCmd;
+  std::chrono::milliseconds passTimeout = passcmd::ProcessLimits{}.timeout;
+  bool passPersistent = false;
 };
 
 // What a run does.

@@ -15,16 +15,6 @@ namespace wb::cli {
 
 namespace {
 
-// The replay line's words for an external pass: the command quoted for a POSIX shell.
-std::string passCmdWords(const std::string& command, std::uint32_t timeoutMs) {
-  std::string quoted = "'";
-  for (char c : command) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  quoted += "'";
-  std::string words = "--pass-cmd " + quoted;
-  if (timeoutMs != 10'000) words += " --pass-timeout-ms " + std::to_string(timeoutMs);
-  return words;
-}
-
 struct CheckCmdOptions {
   std::string file;
   InputOptions input;
@@ -33,8 +23,7 @@ struct CheckCmdOptions {
   std::uint64_t seed = 0;
   bool strict = false;
   bool json = false;
-  std::string passCmd;          // the pass under test as a command (docs/pass-protocol.md)
-  std::uint32_t passTimeoutMs = 10'000;
+  PassCmdOptions passCmd;  // the pass under test as a command (docs/pass-protocol.md)
 };
 
 // A finding that compares no runs (an annotation outside reinplace's domain) has no view mode
@@ -86,15 +75,13 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
   checkOptions.placement = *placement;
   // The external pass runs once per check; its placed program is kept for the ordering proof.
   auto external = std::make_shared<std::optional<passcmd::ExternalPlacement>>();
-  if (!options.passCmd.empty()) {
-    passcmd::ExternalPass pass;
-    pass.command = options.passCmd;
-    pass.limits.timeout = std::chrono::milliseconds(options.passTimeoutMs);
+  if (!options.passCmd.command.empty()) {
+    const passcmd::ExternalPass pass = options.passCmd.pass();
     checkOptions.placeWith = [pass, external](const Program& program, const SchemaTable&) {
       *external = passcmd::placeExternally(program, pass);
       return (*external)->placed;
     };
-    checkOptions.placedBy = passCmdWords(options.passCmd, options.passTimeoutMs);
+    checkOptions.placedBy = passcmd::commandLineWords(pass);
   }
   checkOptions.inputs = options.inputs;
   checkOptions.seed = options.seed;
@@ -116,8 +103,9 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
 
   if (options.json) {
     nlohmann::json out = provenance(argv);
-    out["placement"] = options.passCmd.empty() ? nlohmann::json(toString(*placement)) : nlohmann::json(nullptr);
-    out["pass_cmd"] = options.passCmd.empty() ? nlohmann::json(nullptr) : nlohmann::json(options.passCmd);
+    const bool byCommand = !options.passCmd.command.empty();
+    out["placement"] = byCommand ? nlohmann::json(nullptr) : nlohmann::json(toString(*placement));
+    out["pass_cmd"] = byCommand ? nlohmann::json(options.passCmd.command) : nlohmann::json(nullptr);
     out["pass_outcome"] = *external ? nlohmann::json(std::string(passcmd::toString((*external)->outcome)))
                                     : nlohmann::json(nullptr);
     out["seed"] = options.seed;
@@ -158,13 +146,7 @@ void registerCheck(CLI::App& app, Action& action, const std::vector<std::string>
   CLI::Option* placementOption =
       sub->add_option("--placement", options->placement, placementNames(" | ") + " (pr20744: the latest version)")
           ->capture_default_str();
-  sub->add_option("--pass-cmd", options->passCmd,
-                  "check the output of an external pass instead: a shell command that reads the program (form 1) "
-                  "on stdin and prints the placed program on stdout (docs/pass-protocol.md)")
-      ->excludes(placementOption);
-  sub->add_option("--pass-timeout-ms", options->passTimeoutMs, "time limit of one run of --pass-cmd, in ms")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 3'600'000u));
+  addPassCmdOptions(*sub, options->passCmd, placementOption, false);
   sub->add_option("--inputs", options->inputs, "input sets per check")->capture_default_str();
   sub->add_option("--seed", options->seed, "seed of the inputs")->capture_default_str();
   sub->add_flag("--strict", options->strict, "findings about the program (S_seq != S_par, S_par != F, an annotation outside reinplace's domain) fail too");

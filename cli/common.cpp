@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
@@ -27,6 +29,28 @@ void addInputOptions(CLI::App& command, InputOptions& options) {
   command.add_option("--max-input-mb", options.maxInputMb, "refuse inputs larger than this many MiB")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+}
+
+passcmd::ExternalPass PassCmdOptions::pass() const {
+  passcmd::ExternalPass pass;
+  pass.command = command;
+  pass.limits.timeout = std::chrono::milliseconds(timeoutMs);
+  pass.persistent = persistent;
+  return pass;
+}
+
+void addPassCmdOptions(CLI::App& command, PassCmdOptions& options, CLI::Option* placement, bool persistent) {
+  CLI::Option* pass = command.add_option(
+      "--pass-cmd", options.command,
+      "the pass under test is this shell command instead: it reads the program (form 1) on stdin and prints the "
+      "placed program on stdout (docs/pass-protocol.md)");
+  if (placement) pass->excludes(placement);
+  command.add_option("--pass-timeout-ms", options.timeoutMs, "time limit of one run of --pass-cmd, in ms")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 3'600'000u));
+  if (persistent)
+    command.add_flag("--persistent", options.persistent,
+                     "run --pass-cmd once and send it program after program in frames (the persistent protocol)");
 }
 
 InputText::InputText(InputText&& other) noexcept
@@ -189,10 +213,21 @@ nlohmann::json provenance(const std::vector<std::string>& argv) {
   return {{"tool", "wbcheck"}, {"version", WBCHECK_VERSION}, {"command", argv}};
 }
 
+std::string shellWords(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const std::string& a : argv) {
+    const bool plain = !a.empty() && std::all_of(a.begin(), a.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./=:,+-@%").find(c) != std::string_view::npos;
+    });
+    std::string word = "'";
+    for (char c : a) word += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    line += (line.empty() ? "" : " ") + (plain ? a : word + "'");
+  }
+  return line;
+}
+
 std::string provenanceComment(const std::vector<std::string>& argv) {
-  std::string line = "# wbcheck " WBCHECK_VERSION ":";
-  for (const std::string& a : argv) line += " " + a;
-  return line + "\n";
+  return "# wbcheck " WBCHECK_VERSION ": " + shellWords(argv) + "\n";
 }
 
 bool stderrIsTerminal() { return ::isatty(STDERR_FILENO) != 0; }

@@ -12,6 +12,7 @@
 
 #include "core/ir.h"
 #include "core/schema.h"
+#include "passcmd/external_pass.h"
 
 namespace wb::cli {
 
@@ -32,6 +33,18 @@ struct InputOptions {
   std::size_t maxInputMb = 1024;
 };
 void addInputOptions(CLI::App& command, InputOptions& options);
+
+// --pass-cmd CMD and --pass-timeout-ms T (check, fuzz, shrink): the pass under test as an
+// external command (docs/pass-protocol.md) instead of --placement.
+struct PassCmdOptions {
+  std::string command;  // empty: not given
+  std::uint32_t timeoutMs = static_cast<std::uint32_t>(passcmd::ProcessLimits{}.timeout.count());
+  bool persistent = false;  // fuzz and shrink: the persistent protocol
+  passcmd::ExternalPass pass() const;
+};
+// `placement`: the command's --placement option, which --pass-cmd excludes. `persistent`: offer
+// --persistent (commands that run the pass on many programs).
+void addPassCmdOptions(CLI::App& command, PassCmdOptions& options, CLI::Option* placement, bool persistent);
 
 // A whole input. A regular file is mapped into memory (read in place, never copied); standard
 // input and other files are read into a string.
@@ -66,6 +79,9 @@ bool writeFileAtomically(const std::string& path, const std::string& text);
 
 // {"tool": "wbcheck", "version": ..., "command": [...]} for every JSON artifact.
 nlohmann::json provenance(const std::vector<std::string>& argv);
+// The words of a command line, each quoted for a POSIX shell where it needs it: a line that runs
+// again as it ran (`--pass-cmd 'python3 end.py'`).
+std::string shellWords(const std::vector<std::string>& argv);
 // The same as a `#` comment line for text artifacts.
 std::string provenanceComment(const std::vector<std::string>& argv);
 

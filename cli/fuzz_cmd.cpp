@@ -1,7 +1,8 @@
-// cli/fuzz_cmd.cpp: `wbcheck fuzz [--time S | --cases N] [--seed S] [--placement P] [--mode M]
-// [--nodes N] [--out DIR] [--jobs J] [--until-found] [--until-classes LIST] [--no-draw]`: generates
-// programs, checks them with one placement, shrinks and writes every new finding (NAME.txt, and
-// its picture NAME.svg), prints a summary.
+// cli/fuzz_cmd.cpp: `wbcheck fuzz [--time S | --cases N] [--seed S] [--placement P | --pass-cmd CMD
+// [--pass-timeout-ms T]] [--mode M] [--nodes N] [--out DIR] [--jobs J] [--until-found]
+// [--until-classes LIST] [--no-draw]`: generates programs, checks them with one placement (or an
+// external pass), shrinks and writes every new finding (NAME.txt, and its picture NAME.svg),
+// prints a summary.
 //
 // The logic (options, cases, classification, shrinking, deduplication, artifacts, summary) is
 // campaign/ (campaign/fuzz_run.h, campaign/worker.h); the worker processes and Ctrl-C are
@@ -26,11 +27,12 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-int runFuzz(const campaign::FuzzOptions& options, const std::vector<std::string>& argv) {
+int runFuzz(campaign::FuzzOptions options, const PassCmdOptions& passCmd, const std::vector<std::string>& argv) {
   const char* me = "wbcheck fuzz";
-  std::string foundBy;
-  for (const std::string& a : argv) foundBy += (foundBy.empty() ? "" : " ") + a;
-  campaign::FuzzPlanOrError planned = campaign::planFuzzRun(options, foundBy);
+  options.passCmd = passCmd.command;
+  options.passTimeout = std::chrono::milliseconds(passCmd.timeoutMs);
+  options.passPersistent = passCmd.persistent;
+  campaign::FuzzPlanOrError planned = campaign::planFuzzRun(options, shellWords(argv));
   if (!planned.plan) {
     std::cerr << me << ": " << planned.error << "\n";
     return kInputError;
@@ -96,6 +98,7 @@ int runFuzz(const campaign::FuzzOptions& options, const std::vector<std::string>
 
 void registerFuzz(CLI::App& app, Action& action, const std::vector<std::string>& argv) {
   auto options = std::make_shared<campaign::FuzzOptions>();
+  auto passCmd = std::make_shared<PassCmdOptions>();
   CLI::App* sub = app.add_subcommand(
       "fuzz",
       "Generate and check programs with one placement; shrink and write every new finding.\n"
@@ -103,7 +106,10 @@ void registerFuzz(CLI::App& app, Action& action, const std::vector<std::string>&
   auto* time = sub->add_option("--time", options->seconds, "stop after S seconds (default 60 if --cases is not given)");
   sub->add_option("--cases", options->cases, "stop after N cases (over all jobs)")->excludes(time);
   sub->add_option("--seed", options->seed, "run seed: case seeds are derived from it and the job index")->capture_default_str();
-  sub->add_option("--placement", options->placement, placementNames(" | ") + " (pr20744: the latest version)")->capture_default_str();
+  CLI::Option* placement =
+      sub->add_option("--placement", options->placement, placementNames(" | ") + " (pr20744: the latest version)")
+          ->capture_default_str();
+  addPassCmdOptions(*sub, *passCmd, placement, true);
   sub->add_option("--mode", options->mode, "realistic | adversarial (default: drawn per case)");
   sub->add_option("--nodes", options->nodes, "maximum body nodes per generated program")->capture_default_str();
   sub->add_option("--out", options->out, "directory for the shrunk findings (one form-1 file each)")->capture_default_str();
@@ -113,7 +119,9 @@ void registerFuzz(CLI::App& app, Action& action, const std::vector<std::string>&
                   "stop once every listed hazard class was found: comma-separated ids (h5_view_copy, ...) or "
                   "'all' (every class executorch-semantics attributes to the placement)");
   sub->add_flag("--no-draw", options->noDraw, "write no picture (NAME.svg, drawn by graphviz) beside each finding");
-  sub->callback([&action, options, argv] { action = [options, argv] { return runFuzz(*options, argv); }; });
+  sub->callback([&action, options, passCmd, argv] {
+    action = [options, passCmd, argv] { return runFuzz(*options, *passCmd, argv); };
+  });
 }
 
 }  // namespace wb::cli

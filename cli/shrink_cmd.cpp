@@ -1,5 +1,6 @@
-// cli/shrink_cmd.cpp: `wbcheck shrink FILE [--placement P] [--seed S] [--inputs N] [--out FILE] [--no-draw]`:
-// reduces a failing program while keeping its verdict (same placement, same kind of
+// cli/shrink_cmd.cpp: `wbcheck shrink FILE [--placement P | --pass-cmd CMD [--pass-timeout-ms T]]
+// [--seed S] [--inputs N] [--out FILE] [--no-draw]`: reduces a failing program while keeping its
+// verdict (same placement, or the same external pass run on each candidate, same kind of
 // divergence, same view modes, same target; S_par == F where the file has it, and `early` still
 // holds when it is not the placement shrunk against: campaign.h, shrinkFinding) and writes it in form 1 with
 // the header of a campaign artifact, with its picture beside --out (`--no-draw`: none). The work
@@ -19,6 +20,7 @@ namespace {
 
 struct ShrinkCmdOptions {
   FindingFileOptions finding;
+  PassCmdOptions passCmd;
   std::string out;        // empty: standard output
   bool noDraw = false;    // no picture beside --out
 };
@@ -37,25 +39,38 @@ int runShrink(const ShrinkCmdOptions& options, const std::vector<std::string>& a
   const std::string& file = options.finding.file;
   const int inputs = options.finding.inputs;
 
+  // The pass under test: the placement, or the external command (run here once, then once per
+  // candidate of the reduction).
+  std::optional<passcmd::PassRunner> runner;
+  std::optional<passcmd::ExternalPlacement> external;
   oracle::CheckOptions check;
   check.placement = finding->placement;
   check.inputs = inputs;
   check.seed = seed;
+  std::string passName = "placement " + placementName;
+  if (!options.passCmd.command.empty()) {
+    runner.emplace(options.passCmd.pass());
+    external = runner->place(loaded->program);
+    check.placeWith = [&external](const Program&, const SchemaTable&) { return external->placed; };
+    check.placedBy = runner->words();
+    passName = runner->words();
+  }
   const oracle::CheckReport report = oracle::check(loaded->program, check, loaded->schemas);
   if (report.verdict == oracle::Verdict::Error) {
     std::cerr << me << ": " << report.error << "\n";
     return kInputError;
   }
-  std::optional<campaign::FindingKey> key = campaign::classifyFinding(loaded->program, report, loaded->schemas);
+  std::optional<campaign::FindingKey> key =
+      campaign::classifyFinding(loaded->program, report, loaded->schemas, external ? &*external : nullptr);
   if (!key) {
-    std::cerr << me << ": " << file << " does not fail with placement " << placementName << " (seed " << seed
-              << "): nothing to keep\n";
+    std::cerr << me << ": " << file << " does not fail with " << passName << " (seed " << seed << "): nothing to keep\n";
     return kViolated;
   }
   const SchemaTable builtins = builtinSchemas();
-  const campaign::ShrunkFinding shrunk = campaign::shrinkFinding(loaded->program, *key, seed, inputs, builtins);
+  const campaign::ShrunkFinding shrunk =
+      campaign::shrinkFinding(loaded->program, *key, seed, inputs, builtins, {}, runner ? &*runner : nullptr);
   if (!shrunk.reproduced) {
-    std::cerr << me << ": " << file << " fails with " << placementName << ", but early fails on it too: "
+    std::cerr << me << ": " << file << " fails with " << passName << ", but early fails on it too: "
               << "not a counterexample to shrink (see wbcheck check " << file << ")\n";
     return kViolated;
   }
@@ -94,6 +109,7 @@ void registerShrink(CLI::App& app, Action& action, const std::vector<std::string
       "Exit codes: 0 shrunk (written), 1 the file does not fail with the placement (or early fails too), "
       "2 usage or input error.");
   addFindingFileOptions(*sub, options->finding, "input sets per check");
+  addPassCmdOptions(*sub, options->passCmd, sub->get_option("--placement"), true);
   sub->add_option("--out", options->out, "output file (written atomically; default: standard output)");
   sub->add_flag("--no-draw", options->noDraw, "write no picture (the --out file's name with .svg, drawn by graphviz) beside --out");
   sub->callback([&action, options, argv] { action = [options, argv] { return runShrink(*options, argv); }; });

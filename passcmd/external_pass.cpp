@@ -31,7 +31,9 @@ std::string describeSpec(const InputSpec& s) {
   return std::string(toString(s.kind)) + " " + s.name + (s.target.empty() ? "" : " target='" + s.target + "'");
 }
 
-ExternalPlacement failed(const Program& program, PassOutcome outcome, std::string why, std::string stdErr) {
+}  // namespace
+
+ExternalPlacement failedPlacement(const Program& program, PassOutcome outcome, std::string why, std::string stdErr) {
   ExternalPlacement r;
   r.placed.program = program;
   r.outcome = outcome;
@@ -41,8 +43,6 @@ ExternalPlacement failed(const Program& program, PassOutcome outcome, std::strin
   return r;
 }
 
-}  // namespace
-
 std::string_view toString(PassOutcome outcome) {
   switch (outcome) {
     case PassOutcome::Placed: return "placed";
@@ -51,6 +51,16 @@ std::string_view toString(PassOutcome outcome) {
     case PassOutcome::Malformed: return "malformed output";
   }
   return "?";
+}
+
+std::string commandLineWords(const ExternalPass& pass) {
+  std::string words = "--pass-cmd '";
+  for (char c : pass.command) words += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  words += "'";
+  if (pass.limits.timeout != ProcessLimits{}.timeout)
+    words += " --pass-timeout-ms " + std::to_string(pass.limits.timeout.count());
+  if (pass.persistent) words += " --persistent";
+  return words;
 }
 
 std::string inputsMismatch(const Program& program, const Program& placed) {
@@ -70,21 +80,25 @@ ExternalPlacement placeExternally(const Program& program, const ExternalPass& pa
   ProcessResult run = runShellCommand(pass.command, text, pass.limits);
   const std::string end = describeEnd(run, pass.limits);
   if (!run.startError.empty())
-    return failed(program, PassOutcome::Crashed, "the pass command " + end, std::move(run.err));
-  if (run.timedOut) return failed(program, PassOutcome::Hung, "the pass command hung: " + end, std::move(run.err));
+    return failedPlacement(program, PassOutcome::Crashed, "the pass command " + end, std::move(run.err));
+  if (run.timedOut) return failedPlacement(program, PassOutcome::Hung, "the pass command hung: " + end, std::move(run.err));
   if (run.outputTooLarge)
-    return failed(program, PassOutcome::Malformed, "the pass command's output is malformed: it " + end, std::move(run.err));
-  if (!run.exitedZero()) return failed(program, PassOutcome::Crashed, "the pass command crashed: " + end, std::move(run.err));
-  Result<Program> read = readProgram(run.out, "<pass output>");
+    return failedPlacement(program, PassOutcome::Malformed, "the pass command's output is malformed: it " + end, std::move(run.err));
+  if (!run.exitedZero()) return failedPlacement(program, PassOutcome::Crashed, "the pass command crashed: " + end, std::move(run.err));
+  return readAnswer(program, run.out, std::move(run.err));
+}
+
+ExternalPlacement readAnswer(const Program& program, std::string_view answer, std::string stdErr) {
+  Result<Program> read = readProgram(answer, "<pass output>");
   if (!read)
-    return failed(program, PassOutcome::Malformed, "the pass command's output is malformed: " + formatAll(read.errors),
-                  std::move(run.err));
+    return failedPlacement(program, PassOutcome::Malformed, "the pass command's output is malformed: " + formatAll(read.errors),
+                  std::move(stdErr));
   if (std::string why = inputsMismatch(program, *read); !why.empty())
-    return failed(program, PassOutcome::Malformed,
-                  "the pass command's output does not correspond to its input: " + why, std::move(run.err));
+    return failedPlacement(program, PassOutcome::Malformed,
+                  "the pass command's output does not correspond to its input: " + why, std::move(stdErr));
   ExternalPlacement r;
   r.placed.program = std::move(*read.value);
-  r.stdErr = std::move(run.err);
+  r.stdErr = std::move(stdErr);
   return r;
 }
 

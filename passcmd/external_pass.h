@@ -31,8 +31,14 @@ std::string_view toString(PassOutcome outcome);
 
 struct ExternalPass {
   std::string command;   // run with /bin/sh -c
-  ProcessLimits limits;  // the time limit is the protocol's (--pass-timeout-ms)
+  ProcessLimits limits;  // the time limit is the protocol's (--pass-timeout-ms), per program
+  bool persistent = false;  // the persistent protocol (persistent.h; PassRunner runs it)
 };
+
+// The command-line words that select `pass`, for reports, artifacts and replay lines:
+// "--pass-cmd 'python3 end.py'" (quoted for a POSIX shell), with " --pass-timeout-ms T" when
+// the limit is not the default one and " --persistent" for the persistent protocol.
+std::string commandLineWords(const ExternalPass& pass);
 
 struct ExternalPlacement {
   // The placed program, or (outcome other than Placed) the input with `failure` set to what
@@ -42,8 +48,17 @@ struct ExternalPlacement {
   std::string stdErr;  // the command's standard error (its first ProcessLimits::maxErrorBytes)
 };
 
-// Runs the command on `program` (one process per call).
+// Runs the command on `program` (one process per call: the one-shot protocol, whatever
+// pass.persistent says).
 ExternalPlacement placeExternally(const Program& program, const ExternalPass& pass);
+
+// What an answer (the command's standard output, or a persistent frame) makes of `program`:
+// a placed program, or Malformed when it does not read or its inputs are not the program's.
+ExternalPlacement readAnswer(const Program& program, std::string_view answer, std::string stdErr);
+
+// A placement that is the finding of its own kind `outcome`: the input, with `why` and the end of
+// the command's standard error as its failure.
+ExternalPlacement failedPlacement(const Program& program, PassOutcome outcome, std::string why, std::string stdErr);
 
 // Why a placed program's inputs do not correspond to `program`'s: the same placeholders, in the
 // same order, with the same input specs (kind, target, persistence). Empty when they do. A pass

@@ -12,6 +12,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 extern char** environ;
 
@@ -47,38 +48,29 @@ bool makePipe(Pipe& p) {
 
 void setNonBlocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
-// Writing to a child that has closed its standard input raises SIGPIPE, which would end this
-// process. The signal is blocked in this thread while the child runs, and a SIGPIPE raised
-// meanwhile is taken off the pending set before the old mask comes back.
-class SigPipeBlocked {
- public:
-  SigPipeBlocked() {
-    sigemptyset(&pipe_);
-    sigaddset(&pipe_, SIGPIPE);
-    sigset_t pending;
-    sigpending(&pending);
-    wasPending_ = sigismember(&pending, SIGPIPE) == 1;
-    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
-  }
-  SigPipeBlocked(const SigPipeBlocked&) = delete;
-  SigPipeBlocked& operator=(const SigPipeBlocked&) = delete;
-  ~SigPipeBlocked() {
-    if (!wasPending_) {
-      const timespec zero{0, 0};
-      while (sigtimedwait(&pipe_, nullptr, &zero) == SIGPIPE) {
-      }
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-
- private:
-  sigset_t pipe_{}, old_{};
-  bool wasPending_ = false;
-};
-
 int millisecondsLeft(std::chrono::steady_clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
   return left.count() <= 0 ? 0 : static_cast<int>(std::min<long long>(left.count(), 1'000'000));
+}
+
+}  // namespace
+
+SigPipeBlocked::SigPipeBlocked() {
+  sigemptyset(&pipe_);
+  sigaddset(&pipe_, SIGPIPE);
+  sigset_t pending;
+  sigpending(&pending);
+  wasPending_ = sigismember(&pending, SIGPIPE) == 1;
+  pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+}
+
+SigPipeBlocked::~SigPipeBlocked() {
+  if (!wasPending_) {
+    const timespec zero{0, 0};
+    while (sigtimedwait(&pipe_, nullptr, &zero) == SIGPIPE) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old_, nullptr);
 }
 
 void killGroup(pid_t pid) {
@@ -86,15 +78,21 @@ void killGroup(pid_t pid) {
   ::kill(pid, SIGKILL);
 }
 
-}  // namespace
+std::string describeStatus(int status) {
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    const char* name = sigabbrev_np(signal);
+    return "killed by signal " + std::to_string(signal) + (name ? std::string(" (SIG") + name + ")" : "");
+  }
+  return "exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
 
-ProcessResult runShellCommand(const std::string& command, std::string_view input, const ProcessLimits& limits) {
-  ProcessResult result;
-  const auto deadline = std::chrono::steady_clock::now() + limits.timeout;
+ShellChild spawnShell(const std::string& command, std::string& error) {
+  ShellChild child;
   Pipe in, out, err;
   if (!makePipe(in) || !makePipe(out) || !makePipe(err)) {
-    result.startError = std::string("pipe: ") + std::strerror(errno);
-    return result;
+    error = std::string("pipe: ") + std::strerror(errno);
+    return child;
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -113,36 +111,46 @@ ProcessResult runShellCommand(const std::string& command, std::string_view input
   posix_spawnattr_setsigdefault(&attr, &defaults);
   std::string shell = "/bin/sh", dashC = "-c", cmd = command;
   std::array<char*, 4> argv{shell.data(), dashC.data(), cmd.data(), nullptr};
-
-  SigPipeBlocked blocked;
   pid_t pid = -1;
   const int spawned = posix_spawn(&pid, "/bin/sh", &actions, &attr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  in.read.reset();
-  out.write.reset();
-  err.write.reset();
   if (spawned != 0) {
-    result.startError = std::string("posix_spawn /bin/sh: ") + std::strerror(spawned);
-    return result;
+    error = std::string("posix_spawn /bin/sh: ") + std::strerror(spawned);
+    return child;
   }
   setNonBlocking(in.write.fd);
   setNonBlocking(out.read.fd);
   setNonBlocking(err.read.fd);
+  child.pid = pid;
+  child.in = std::exchange(in.write.fd, -1);
+  child.out = std::exchange(out.read.fd, -1);
+  child.err = std::exchange(err.read.fd, -1);
+  return child;
+}
+
+ProcessResult runShellCommand(const std::string& command, std::string_view input, const ProcessLimits& limits) {
+  ProcessResult result;
+  const auto deadline = std::chrono::steady_clock::now() + limits.timeout;
+  SigPipeBlocked blocked;
+  const ShellChild child = spawnShell(command, result.startError);
+  if (child.pid < 0) return result;
+  const pid_t pid = child.pid;
+  Fd inWrite(child.in), outRead(child.out), errRead(child.err);
 
   std::size_t written = 0;
-  if (input.empty()) in.write.reset();
+  if (input.empty()) inWrite.reset();
   std::array<char, 1 << 16> buffer{};
   bool killed = false;
-  while ((in.write.fd >= 0 || out.read.fd >= 0 || err.read.fd >= 0) && !killed) {
+  while ((inWrite.fd >= 0 || outRead.fd >= 0 || errRead.fd >= 0) && !killed) {
     std::array<pollfd, 3> fds{};
     nfds_t n = 0;
     auto add = [&](int fd, short events) {
       if (fd >= 0) fds[n++] = pollfd{fd, events, 0};
     };
-    add(in.write.fd, POLLOUT);
-    add(out.read.fd, POLLIN);
-    add(err.read.fd, POLLIN);
+    add(inWrite.fd, POLLOUT);
+    add(outRead.fd, POLLIN);
+    add(errRead.fd, POLLIN);
     const int left = millisecondsLeft(deadline);
     if (left == 0) {
       result.timedOut = true;
@@ -154,15 +162,15 @@ ProcessResult runShellCommand(const std::string& command, std::string_view input
     if (ready < 0 && errno != EINTR) break;
     for (nfds_t i = 0; i < n && ready > 0; ++i) {
       if (fds[i].revents == 0) continue;
-      if (fds[i].fd == in.write.fd) {
-        const ssize_t w = ::write(in.write.fd, input.data() + written, input.size() - written);
+      if (fds[i].fd == inWrite.fd) {
+        const ssize_t w = ::write(inWrite.fd, input.data() + written, input.size() - written);
         if (w > 0) written += static_cast<std::size_t>(w);
         // EPIPE: the child does not read any more; what it does with that is its answer.
-        if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == input.size()) in.write.reset();
+        if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == input.size()) inWrite.reset();
         continue;
       }
-      Fd& source = fds[i].fd == out.read.fd ? out.read : err.read;
-      std::string& into = fds[i].fd == out.read.fd ? result.out : result.err;
+      Fd& source = fds[i].fd == outRead.fd ? outRead : errRead;
+      std::string& into = fds[i].fd == outRead.fd ? result.out : result.err;
       const ssize_t r = ::read(source.fd, buffer.data(), buffer.size());
       if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
         source.reset();

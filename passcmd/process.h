@@ -7,6 +7,9 @@
 // descriptors other than the pipes it creates.
 #pragma once
 
+#include <signal.h>
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstddef>
 #include <string>
@@ -37,5 +40,39 @@ ProcessResult runShellCommand(const std::string& command, std::string_view input
 
 // "exit status 3", "killed by signal 11 (SIGSEGV)", "no answer within 500 ms", ...
 std::string describeEnd(const ProcessResult& result, const ProcessLimits& limits);
+
+// ---------------------------------------------------------------------------------------------
+// The pieces runShellCommand is made of, for a child that outlives one exchange
+// (persistent.h).
+
+// A running `/bin/sh -c COMMAND` in a process group of its own, and this process's ends of the
+// pipes to its standard input, output and error (non-blocking, close-on-exec; -1 once closed).
+struct ShellChild {
+  pid_t pid = -1;
+  int in = -1, out = -1, err = -1;
+};
+// Starts one; on failure, nullopt-like: pid -1 and `error` says why.
+ShellChild spawnShell(const std::string& command, std::string& error);
+
+// SIGKILL to the child's process group and to the child.
+void killGroup(pid_t pid);
+
+// "exit status 3" or "killed by signal 11 (SIGSEGV)" for a waitpid status.
+std::string describeStatus(int status);
+
+// Writing to a child that has closed its standard input raises SIGPIPE, which would end this
+// process. The signal is blocked in this thread while an instance lives, and a SIGPIPE raised
+// meanwhile is taken off the pending set before the old mask comes back.
+class SigPipeBlocked {
+ public:
+  SigPipeBlocked();
+  SigPipeBlocked(const SigPipeBlocked&) = delete;
+  SigPipeBlocked& operator=(const SigPipeBlocked&) = delete;
+  ~SigPipeBlocked();
+
+ private:
+  sigset_t pipe_{}, old_{};
+  bool wasPending_ = false;
+};
 
 }  // namespace wb::passcmd

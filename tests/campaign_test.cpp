@@ -168,7 +168,7 @@ TEST(Campaign, ArtifactHeaderNamesItsPicture) {
 TEST(Campaign, FindingTableDeduplicatesByClassAndShape) {
   FindingTable table;
   FindingKey key{Placement::Pr20744_ff2892d4, std::string(kPlacementDiverges), oracle::ViewModeSet::Both, "buffer s",
-                 HazardClass::H4ListArgument};
+                 HazardClass::H4ListArgument, ""};
   EXPECT_TRUE(table.add({key, "shape-a", 1, 2.0, 3, 1, ""}));
   key.target = "buffer t";  // another buffer, same shape: the same finding
   EXPECT_FALSE(table.add({key, "shape-a", 2, 3.0, 3, 1, ""}));
@@ -218,7 +218,7 @@ TEST(Campaign, EachVersionOfThePrIsExpectedToHaveTheBugsItHasNotFixed) {
 // Which findings a worker shrinks.
 
 FindingKey keyWith(HazardClass hazard, std::string target = "buffer s") {
-  return {Placement::Pr20744_ff2892d4, std::string(kPlacementDiverges), oracle::ViewModeSet::Both, std::move(target), hazard};
+  return {Placement::Pr20744_ff2892d4, std::string(kPlacementDiverges), oracle::ViewModeSet::Both, std::move(target), hazard, ""};
 }
 
 TEST(ShrinkPolicy, TheFirstFindingsOfEachKeyAreShrunk) {

@@ -1,15 +1,20 @@
 // tests/passcmd_test.cpp: the pass under test as an external command (passcmd/, issue 19):
 // the child process runner (input, output, exit, signals, time limit, output cap), the one-shot
-// protocol's outcomes, and `wbcheck check --pass-cmd` end to end, with the Python adapter of
-// upstream's pass (tools/adapters/upstream_end.py) and with adapters that misbehave.
+// protocol's outcomes, the persistent protocol's session against an adapter that breaks its
+// frames (tests/adapters/misbehaving_persistent.py), and `wbcheck check --pass-cmd` end to end,
+// with the Python adapter of upstream's pass (tools/adapters/upstream_end.py) and with adapters
+// that misbehave.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <string>
+#include <thread>
 
 #include "core/text.h"
 #include "passcmd/external_pass.h"
+#include "passcmd/pass_runner.h"
+#include "passcmd/persistent.h"
 #include "passcmd/process.h"
 #include "tests/cli_runner.h"
 #include "tests/testing.h"
@@ -182,6 +187,108 @@ TEST(CheckPassCmd, PlacementAndPassCmdExcludeEachOther) {
   testing::CliRun r =
       testing::runWbcheck("check " + hazardPath("h01_old_value_reader.txt") + " --placement end --pass-cmd cat");
   EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The persistent protocol.
+
+passcmd::PassRunner persistentAdapter(const std::string& mode, int timeoutMs = 20'000) {
+  passcmd::ExternalPass pass;
+  pass.command = "python3 " + (testing::sourceDir() / "tests" / "adapters" / "misbehaving_persistent.py").string() + " " + mode;
+  pass.limits = limitsOf(timeoutMs);
+  pass.persistent = true;
+  return passcmd::PassRunner(pass);
+}
+
+TEST(PersistentPass, OneProcessAnswersProgramAfterProgram) {
+  const passcmd::PassRunner runner = persistentAdapter("echo");
+  const Program a = hazardProgram("h01_old_value_reader.txt"), b = hazardProgram("h10_ancestor_sibling_alias.txt");
+  for (const Program* p : {&a, &b, &a, &b}) {
+    const passcmd::ExternalPlacement r = runner.place(*p);
+    ASSERT_EQ(r.outcome, PassOutcome::Placed) << r.placed.failure.value_or("");
+    EXPECT_EQ(r.placed.program, *p);
+  }
+  EXPECT_EQ(runner.processStarts(), 1);
+  EXPECT_NE(runner.words().find("--persistent"), std::string::npos) << runner.words();
+}
+
+TEST(PersistentPass, TheProgramThatKillsTheProcessIsTheCrashAndTheNextGetsAFreshOne) {
+  const passcmd::PassRunner runner = persistentAdapter("crash-on:aten.relu_");
+  const Program fine = hazardProgram("h01_old_value_reader.txt"), killer = hazardProgram("h10_ancestor_sibling_alias.txt");
+  EXPECT_EQ(runner.place(fine).outcome, PassOutcome::Placed);
+  const passcmd::ExternalPlacement crash = runner.place(killer);
+  EXPECT_EQ(crash.outcome, PassOutcome::Crashed);
+  ASSERT_TRUE(crash.placed.failure);
+  EXPECT_NE(crash.placed.failure->find("exit status 7"), std::string::npos) << *crash.placed.failure;
+  EXPECT_NE(crash.placed.failure->find("aten.relu_: not supported"), std::string::npos) << *crash.placed.failure;
+  EXPECT_EQ(runner.place(fine).outcome, PassOutcome::Placed);
+  EXPECT_EQ(runner.place(killer).outcome, PassOutcome::Crashed);
+  EXPECT_EQ(runner.processStarts(), 2);  // the first, and the one after the first crash
+}
+
+TEST(PersistentPass, EachBrokenFrameIsAFindingOfItsKind) {
+  const Program program = hazardProgram("h01_old_value_reader.txt");
+  struct Case {
+    std::string mode;
+    PassOutcome outcome;
+    std::string says;
+  } cases[] = {
+      {"partial", PassOutcome::Hung, "no answer within 1000 ms"},
+      {"short", PassOutcome::Malformed, "bytes and"},
+      {"oversize", PassOutcome::Malformed, "the frame announces 999999999999 bytes"},
+      {"not-a-count", PassOutcome::Malformed, "'hello world' is not a byte count"},
+      {"die-mid-frame", PassOutcome::Crashed, "exit status 1 before a complete answer"},
+  };
+  for (const Case& c : cases) {
+    const passcmd::PassRunner runner = persistentAdapter(c.mode, 1'000);
+    // Twice: after a broken frame the session starts over, and breaks the same way again.
+    for (int round = 0; round < 2; ++round) {
+      const auto start = std::chrono::steady_clock::now();
+      const passcmd::ExternalPlacement r = runner.place(program);
+      EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15)) << c.mode;
+      EXPECT_EQ(r.outcome, c.outcome) << c.mode;
+      ASSERT_TRUE(r.placed.failure) << c.mode;
+      EXPECT_NE(r.placed.failure->find(c.says), std::string::npos) << c.mode << ": " << *r.placed.failure;
+    }
+    EXPECT_EQ(runner.processStarts(), 2) << c.mode;
+  }
+}
+
+TEST(PersistentPass, BytesBetweenAnswersRestartTheProcessBeforeTheNextProgram) {
+  const passcmd::PassRunner runner = persistentAdapter("noise-between");
+  const Program program = hazardProgram("h01_old_value_reader.txt");
+  EXPECT_EQ(runner.place(program).outcome, PassOutcome::Placed);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the stray bytes arrive
+  const passcmd::ExternalPlacement second = runner.place(program);
+  EXPECT_EQ(second.outcome, PassOutcome::Placed) << second.placed.failure.value_or("");
+  EXPECT_EQ(runner.processStarts(), 2);
+}
+
+TEST(PersistentPass, StandardErrorWhileAnsweringIsKeptWithTheAnswer) {
+  const passcmd::PassRunner runner = persistentAdapter("stderr");
+  const Program program = hazardProgram("h01_old_value_reader.txt");
+  const passcmd::ExternalPlacement r = runner.place(program);
+  EXPECT_EQ(r.outcome, PassOutcome::Placed);
+  EXPECT_NE(r.stdErr.find("placing " + std::to_string(writeProgram(program).size()) + " bytes"), std::string::npos)
+      << r.stdErr;
+}
+
+TEST(PersistentPass, ThePythonAdapterServesPersistentlyWhatItPlacesOneShot) {
+  passcmd::ExternalPass pass{"python3 " + (testing::sourceDir() / "tools" / "adapters" / "upstream_end.py").string(),
+                             limitsOf(20'000)};
+  const passcmd::PassRunner oneShot(pass);
+  pass.command += " --persistent";
+  pass.persistent = true;
+  const passcmd::PassRunner persistent(pass);
+  for (const char* name : {"b1_lineage_of_another_buffer.txt", "b2_copies_first_positional_specs.txt",
+                           "b3_view_copy_end_order.txt", "h10_ancestor_sibling_alias.txt"}) {
+    const Program program = hazardProgram(name);
+    const std::string file = name;
+    const passcmd::ExternalPlacement a = oneShot.place(program), b = persistent.place(program);
+    EXPECT_EQ(a.outcome, b.outcome) << file;
+    EXPECT_EQ(a.placed.program, b.placed.program) << file;
+  }
+  EXPECT_EQ(persistent.processStarts(), 1);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """tools/adapters/upstream_end.py: an implementation of the write-back pass in Python, outside
-wbcheck, for `wbcheck check --pass-cmd` (docs/pass-protocol.md, one-shot protocol).
+wbcheck, for `wbcheck check|fuzz|shrink --pass-cmd` (docs/pass-protocol.md): the one-shot
+protocol, or the persistent one with --persistent.
 
 It reads a program in form 1 (as `wbcheck gen` prints it) on standard input and prints the placed
 program on standard output, placing copies as ExecuTorch's upstream pass does (executorch-
@@ -99,5 +100,22 @@ def place(text: str) -> str:
     return "\n".join(lines)
 
 
+def serve(place_one):
+    """The persistent protocol (docs/pass-protocol.md): frames of a decimal byte count, a newline
+    and that many bytes, one program in, one placed program out, until standard input ends."""
+    into, out = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        header = into.readline()
+        if not header:
+            return
+        program = into.read(int(header))
+        placed = place_one(program.decode()).encode()
+        out.write(b"%d\n" % len(placed) + placed)
+        out.flush()
+
+
 if __name__ == "__main__":
-    sys.stdout.write(place(sys.stdin.read()))
+    if "--persistent" in sys.argv[1:]:
+        serve(place)
+    else:
+        sys.stdout.write(place(sys.stdin.read()))
