@@ -9,6 +9,7 @@
 #include "cli/ordering_json.h"
 #include "oracle/oracle.h"
 #include "passcmd/external_pass.h"
+#include "passcmd/pass_runner.h"
 #include "proofs/ordering.h"
 
 namespace wb::cli {
@@ -76,12 +77,12 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
   // The external pass runs once per check; its placed program is kept for the ordering proof.
   auto external = std::make_shared<std::optional<passcmd::ExternalPlacement>>();
   if (!options.passCmd.command.empty()) {
-    const passcmd::ExternalPass pass = options.passCmd.pass();
-    checkOptions.placeWith = [pass, external](const Program& program, const SchemaTable&) {
-      *external = passcmd::placeExternally(program, pass);
+    const passcmd::PassRunner runner(options.passCmd.pass());
+    checkOptions.placeWith = [runner, external](const Program& program, const SchemaTable&) {
+      *external = runner.place(program);
       return (*external)->placed;
     };
-    checkOptions.placedBy = passcmd::commandLineWords(pass);
+    checkOptions.placedBy = runner.words();
   }
   checkOptions.inputs = options.inputs;
   checkOptions.seed = options.seed;
@@ -146,7 +147,7 @@ void registerCheck(CLI::App& app, Action& action, const std::vector<std::string>
   CLI::Option* placementOption =
       sub->add_option("--placement", options->placement, placementNames(" | ") + " (pr20744: the latest version)")
           ->capture_default_str();
-  addPassCmdOptions(*sub, options->passCmd, placementOption, false);
+  addPassCmdOptions(*sub, options->passCmd, placementOption, true);
   sub->add_option("--inputs", options->inputs, "input sets per check")->capture_default_str();
   sub->add_option("--seed", options->seed, "seed of the inputs")->capture_default_str();
   sub->add_flag("--strict", options->strict, "findings about the program (S_seq != S_par, S_par != F, an annotation outside reinplace's domain) fail too");

@@ -50,7 +50,7 @@ void addPassCmdOptions(CLI::App& command, PassCmdOptions& options, CLI::Option* 
       ->check(CLI::Range(1u, 3'600'000u));
   if (persistent)
     command.add_flag("--persistent", options.persistent,
-                     "run --pass-cmd once and send it program after program in frames (the persistent protocol)");
+                     "speak the persistent protocol with --pass-cmd: one process, programs in frames (docs/pass-protocol.md)");
 }
 
 InputText::InputText(InputText&& other) noexcept

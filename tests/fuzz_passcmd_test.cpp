@@ -85,6 +85,12 @@ TEST(FuzzPassCmd, FindsAndShrinksThePythonPassBugs) {
   EXPECT_EQ(replay.exitCode, 1) << replay.out << replay.err;
   // The built-in placement that does right holds on it.
   EXPECT_EQ(testing::runWbcheck("check " + b1.string() + " --seed " + std::to_string(*header.seed)).exitCode, 0);
+  // The header's own replay line (persistent, as it was found) runs as written.
+  const std::size_t replayAt = text.find("# replay: wbcheck ");
+  ASSERT_NE(replayAt, std::string::npos) << text;
+  const std::string replayLine = text.substr(replayAt + 18, text.find('\n', replayAt) - replayAt - 18);
+  EXPECT_NE(replayLine.find("--persistent"), std::string::npos) << replayLine;
+  EXPECT_EQ(testing::runWbcheck(replayLine).exitCode, 1) << replayLine;
   fs::remove_all(out);
 }
 
