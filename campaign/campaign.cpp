@@ -405,12 +405,13 @@ struct PassCheck {
 
 PassCheck checkPlacement(oracle::Checker& checker, const Program& program, Placement placement,
                          const oracle::PlaceFunction& placeWith, const passcmd::PassRunner* passCmd, int inputs,
-                         std::uint64_t seed, const SchemaTable& schemas) {
+                         int behaviours, std::uint64_t seed, const SchemaTable& schemas) {
   PassCheck out;
   oracle::CheckOptions check;
   check.placement = placement;
   check.placeWith = placeWith;
   check.inputs = inputs;
+  check.behaviours = behaviours;
   check.seed = seed;
   if (passCmd) {
     out.external = passCmd->place(program);
@@ -442,7 +443,8 @@ CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const gen
   result.program = std::move(generated.program);
   const SchemaTable schemas = schemasFor(result.program, generator.schemas());
   PassCheck checked = checkPlacement(checker, result.program, options.placement, options.placeWith,
-                                     options.passCmd ? &*options.passCmd : nullptr, options.inputs, seed, schemas);
+                                     options.passCmd ? &*options.passCmd : nullptr, options.inputs,
+                                     options.behaviours, seed, schemas);
   result.report = std::move(checked.report);
   result.finding = classifyFinding(result.program, result.report, schemas, checked.externalOrNull());
   if (result.finding) result.features = matchingHazards(result.program, result.report, schemas, checked.externalOrNull());
@@ -473,11 +475,12 @@ bool parDiffersFromValue(const oracle::CheckReport& report) {
   });
 }
 
-bool earlyHolds(oracle::Checker& checker, const Program& program, std::uint64_t seed, int inputs,
+bool earlyHolds(oracle::Checker& checker, const Program& program, std::uint64_t seed, int inputs, int behaviours,
                 const SchemaTable& schemas) {
   oracle::CheckOptions check;
   check.placement = Placement::Early;
   check.inputs = inputs;
+  check.behaviours = behaviours;
   check.seed = seed;
   return checker.check(program, check, schemas).verdict == oracle::Verdict::Holds;
 }
@@ -486,13 +489,14 @@ bool earlyHolds(oracle::Checker& checker, const Program& program, std::uint64_t 
 // `parMustEqualValue`: the candidate must have S_par == F (see campaign.h, shrinkFinding).
 bool reproducesWith(oracle::Checker& checker, const Program& program, const FindingKey& key, std::uint64_t seed,
                     int inputs, const SchemaTable& builtins, const oracle::PlaceFunction& placeWith,
-                    const passcmd::PassRunner* passCmd, bool parMustEqualValue) {
+                    const passcmd::PassRunner* passCmd, int behaviours, bool parMustEqualValue) {
   const SchemaTable schemas = schemasFor(program, builtins);
   const bool againstEarly = key.placement == Placement::Early && key.passCmd.empty();
   // An external pass costs a process per candidate: the correct placement's check, in
   // process, goes first (both must come out as they should).
-  if (passCmd && !earlyHolds(checker, program, seed, inputs, schemas)) return false;
-  const PassCheck checked = checkPlacement(checker, program, key.placement, placeWith, passCmd, inputs, seed, schemas);
+  if (passCmd && !earlyHolds(checker, program, seed, inputs, behaviours, schemas)) return false;
+  const PassCheck checked =
+      checkPlacement(checker, program, key.placement, placeWith, passCmd, inputs, behaviours, seed, schemas);
   const oracle::CheckReport& report = checked.report;
   if (report.verdict != oracle::Verdict::PlacementBug) return false;
   const bool outcomeIsTheFinding = checked.external && checked.external->outcome != passcmd::PassOutcome::Placed;
@@ -513,7 +517,7 @@ bool reproducesWith(oracle::Checker& checker, const Program& program, const Find
   if (parMustEqualValue && parDiffersFromValue(report)) return false;
   // Another placement's counterexample must also be one the correct placement passes.
   if (againstEarly || passCmd) return true;  // (an external pass's: checked above)
-  return earlyHolds(checker, program, seed, inputs, schemas);
+  return earlyHolds(checker, program, seed, inputs, behaviours, schemas);
 }
 
 // Whether S_par and F agree on `program` (checked with `early`; the placement plays no part in
@@ -523,6 +527,7 @@ bool parEqualsValueOn(oracle::Checker& checker, const Program& program, std::uin
   const SchemaTable schemas = schemasFor(program, builtins);
   oracle::CheckOptions check;
   check.inputs = inputs;
+  check.behaviours = 1;  // the program's findings come from draw 0 alone
   check.seed = seed;
   const oracle::CheckReport report = checker.check(program, check, schemas);
   return report.verdict != oracle::Verdict::Error && !parDiffersFromValue(report);
@@ -532,9 +537,9 @@ bool parEqualsValueOn(oracle::Checker& checker, const Program& program, std::uin
 
 bool reproducesFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
                        const SchemaTable& builtins, const oracle::PlaceFunction& placeWith,
-                       const passcmd::PassRunner* passCmd) {
+                       const passcmd::PassRunner* passCmd, int behaviours) {
   oracle::Checker checker;
-  return reproducesWith(checker, program, key, seed, inputs, builtins, placeWith, passCmd, false);
+  return reproducesWith(checker, program, key, seed, inputs, builtins, placeWith, passCmd, behaviours, false);
 }
 
 std::size_t bodyNodeCount(const Program& program) {
@@ -544,23 +549,26 @@ std::size_t bodyNodeCount(const Program& program) {
 
 ShrunkFinding shrinkFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
                             const SchemaTable& builtins, const oracle::PlaceFunction& placeWith,
-                            const passcmd::PassRunner* passCmd) {
+                            const passcmd::PassRunner* passCmd, int behaviours) {
   ShrunkFinding out;
+  out.behaviours = behaviours;
   out.program = program;
   out.key = key;
   out.bodyNodesBefore = out.bodyNodesAfter = bodyNodeCount(program);
   oracle::Checker checker;  // for every candidate of the reduction
-  out.reproduced = reproducesWith(checker, program, key, seed, inputs, builtins, placeWith, passCmd, false);
+  out.reproduced = reproducesWith(checker, program, key, seed, inputs, builtins, placeWith, passCmd, behaviours, false);
   if (!out.reproduced) return out;
   out.parEqualsValue = parEqualsValueOn(checker, program, seed, inputs, builtins);
   const gen::ReduceResult reduced = gen::reduce(program, [&](const Program& p) {
-    return reproducesWith(checker, p, key, seed, inputs, builtins, placeWith, passCmd, out.parEqualsValue);
+    return reproducesWith(checker, p, key, seed, inputs, builtins, placeWith, passCmd, behaviours, out.parEqualsValue);
   });
   out.program = reduced.program;
   out.tests = reduced.tests;
   out.bodyNodesAfter = bodyNodeCount(out.program);
   const SchemaTable schemas = schemasFor(out.program, builtins);
-  const PassCheck checked = checkPlacement(checker, out.program, key.placement, placeWith, passCmd, inputs, seed, schemas);
+  const PassCheck checked =
+      checkPlacement(checker, out.program, key.placement, placeWith, passCmd, inputs, behaviours, seed, schemas);
+  if (!checked.report.bugs.empty()) out.behaviour = checked.report.bugs.front().behaviour;
   if (std::optional<FindingKey> again = classifyFinding(out.program, checked.report, schemas, checked.externalOrNull()))
     out.key = *again;
   return out;
@@ -629,18 +637,26 @@ std::string formatArtifact(const ShrunkFinding& finding, const ArtifactInfo& inf
     s << "# not shrunk: the finding did not reproduce with early holding (does early fail on it? check it)\n";
   s << "# shrunk: " << finding.bodyNodesBefore << " -> " << finding.bodyNodesAfter << " body nodes in "
     << finding.tests << " checks\n";
+  s << "# behaviours: " << finding.behaviours;
+  if (finding.behaviour != 0) s << " (the bug shows in behaviour draw " << finding.behaviour << ")";
+  s << "\n";
+  const std::string behaviours =
+      finding.behaviours != oracle::kDefaultBehaviours ? " --behaviours " + std::to_string(finding.behaviours) : "";
   if (external) {
-    s << "# replay: wbcheck check " << fileName << " " << key.passCmd << " --seed " << info.seed << "\n";
-    s << "# shrink again: wbcheck shrink " << fileName << " " << key.passCmd << " --seed " << info.seed << "\n";
+    s << "# replay: wbcheck check " << fileName << " " << key.passCmd << " --seed " << info.seed << behaviours << "\n";
+    s << "# shrink again: wbcheck shrink " << fileName << " " << key.passCmd << " --seed " << info.seed << behaviours
+      << "\n";
   } else {
     s << "# replay: wbcheck check " << fileName << " --placement " << toString(key.placement) << " --seed "
-      << info.seed << "\n";
+      << info.seed << behaviours << "\n";
   }
   if (!info.foundBy.empty()) s << "# found by: " << info.foundBy << "\n";
   if (!info.picture.empty())
     s << "# picture: " << info.picture << " (redraw: wbcheck draw " << fileName << " --svg " << info.picture << ")\n";
   if (!againstEarly)
-    s << "# early holds on it (wbcheck check " << fileName << " --seed " << info.seed << ").\n";
+    s << "# early holds on it (wbcheck check " << fileName << " --seed " << info.seed
+      << (finding.behaviours != oracle::kDefaultBehaviours ? " --behaviours " + std::to_string(finding.behaviours) : "")
+      << ").\n";
   else if (finding.reproduced && finding.parEqualsValue)
     s << "# S_par == F on it: its reference does not lean on early.\n";
   else if (finding.reproduced)
@@ -660,6 +676,10 @@ ArtifactHeader parseArtifactHeader(std::string_view text) {
   const std::string_view seed = headerValue(text, "seed");
   std::uint64_t value = 0;
   if (!seed.empty() && std::from_chars(seed.data(), seed.data() + seed.size(), value).ec == std::errc{}) h.seed = value;
+  const std::string_view behaviours = headerValue(text, "behaviours");
+  int draws = 0;
+  if (!behaviours.empty() && std::from_chars(behaviours.data(), behaviours.data() + behaviours.size(), draws).ec == std::errc{})
+    h.behaviours = draws;
   return h;
 }
 

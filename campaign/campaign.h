@@ -16,6 +16,11 @@
 // candidate of a shrink. Its crashes, hangs and malformed outputs are findings of their own
 // kinds, and a shrink keeps the kind.
 //
+// Each check tries CampaignOptions::behaviours behaviour draws of the ops without a schema
+// (oracle.h: HavocBehaviour): the placement is compared with S_par in every draw, while the
+// program's own findings (S_seq != S_par, S_par != F) come from draw 0 only, because F's
+// functional reading cannot model the writes of an op it knows nothing about.
+//
 // Everything here is single-process and deterministic: the CLI adds processes, signals,
 // progress lines and files. FindingTable aggregates findings (deduplication, time to first
 // find, the summary table) wherever they come from. Which findings a run shrinks is
@@ -140,6 +145,8 @@ struct CampaignOptions {
   // per program make rare combinations of one family (H10: an in-place write to an ancestor
   // of a mutation value) several times likelier (Csmith's swarm testing, taken further).
   double sparsePolicyShare = 0.5;
+  // Behaviour draws of the ops without a schema per check (oracle::CheckOptions::behaviours).
+  int behaviours = oracle::kDefaultBehaviours;
 };
 
 // The sparse policy of a case: deterministic in the case seed.
@@ -180,7 +187,7 @@ std::uint64_t caseSeed(std::uint64_t runSeed, int job, std::uint64_t index);
 // parsed once by the caller).
 bool reproducesFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
                        const SchemaTable& builtins, const oracle::PlaceFunction& placeWith = {},
-                       const passcmd::PassRunner* passCmd = nullptr);
+                       const passcmd::PassRunner* passCmd = nullptr, int behaviours = oracle::kDefaultBehaviours);
 
 struct ShrunkFinding {
   Program program;              // reduced (or the input, if it did not reproduce)
@@ -189,6 +196,8 @@ struct ShrunkFinding {
   bool parEqualsValue = false;  // S_par == F on the input, hence kept on the result
   std::size_t bodyNodesBefore = 0, bodyNodesAfter = 0;
   std::size_t tests = 0;        // predicate calls
+  int behaviours = oracle::kDefaultBehaviours;  // behaviour draws per check (the replay's)
+  unsigned behaviour = 0;       // the draw the reduced program's first bug shows in
 };
 
 // Reduces `program` (gen::reduce) keeping reproducesFinding(·, key, seed, inputs, builtins,
@@ -208,7 +217,8 @@ struct ShrunkFinding {
 // The same predicate serves every placement; for the others `early` holds too.
 ShrunkFinding shrinkFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
                             const SchemaTable& builtins, const oracle::PlaceFunction& placeWith = {},
-                            const passcmd::PassRunner* passCmd = nullptr);
+                            const passcmd::PassRunner* passCmd = nullptr,
+                            int behaviours = oracle::kDefaultBehaviours);
 
 // Body nodes (neither placeholders nor the output).
 std::size_t bodyNodeCount(const Program& program);
@@ -227,7 +237,8 @@ struct ArtifactInfo {
 };
 
 // The form-1 text of a shrunk finding with its header comment: placement, verdict, hazard
-// class, target, seed, the replay command (`wbcheck check FILE --placement P --seed S`) and
+// class, target, seed, behaviour draws (and the draw the bug shows in), the replay command
+// (`wbcheck check FILE --placement P --seed S`, with `--behaviours N` if not the default) and
 // the command that found it, and its picture when info.picture names one. `fileName` is what the
 // replay line calls the file. An external pass's artifact names it by `# pass command:` instead
 // of `# placement:`, and its replay lines run it (`wbcheck check FILE --pass-cmd 'CMD' --seed S`,
@@ -244,6 +255,7 @@ struct ArtifactHeader {
   std::string hazard;   // label
   std::string target;
   std::optional<std::uint64_t> seed;
+  std::optional<int> behaviours;  // `# behaviours: N` (files written before it have none)
 };
 ArtifactHeader parseArtifactHeader(std::string_view text);
 

@@ -25,6 +25,7 @@ FuzzPlanOrError planFuzzRun(const FuzzOptions& options, std::string foundBy) {
     worker.campaign.passCmd = passcmd::PassRunner(std::move(pass));
   }
   worker.campaign.maxNodes = options.nodes;
+  worker.campaign.behaviours = options.behaviours;
   if (!options.mode.empty()) {
     worker.campaign.mode = gen::genModeFromString(options.mode);
     if (!worker.campaign.mode) {
@@ -32,8 +33,9 @@ FuzzPlanOrError planFuzzRun(const FuzzOptions& options, std::string foundBy) {
       return out;
     }
   }
-  if (options.nodes < 1 || options.nodes > 1000 || options.jobs < 1 || options.jobs > 256 || options.seconds < 0) {
-    out.error = "--nodes must be in 1..1000, --jobs in 1..256, --time >= 0";
+  if (options.nodes < 1 || options.nodes > 1000 || options.jobs < 1 || options.jobs > 256 || options.seconds < 0 ||
+      options.behaviours < 1 || options.behaviours > 64) {
+    out.error = "--nodes must be in 1..1000, --jobs in 1..256, --behaviours in 1..64, --time >= 0";
     return out;
   }
   if (options.untilClasses == "all" && !options.passCmd.empty()) {

@@ -27,6 +27,7 @@ struct FuzzOptions {
   std::string placement = "early";
   std::string mode;         // empty: drawn per case
   int nodes = 10;
+  int behaviours = oracle::kDefaultBehaviours;  // behaviour draws per check
   std::string out = "fuzz-findings";
   int jobs = 1;
   bool untilFound = false;

@@ -40,9 +40,9 @@ void runWorker(const WorkerConfig& config, const std::function<void(const Findin
       ++counts.diverging;
       const double foundAt = secondsSince(config.start);
       if (selectForShrinking(config.shrink, shrinkCounts, *result.finding, result.features)) {
-        const ShrunkFinding shrunk =
-            shrinkFinding(result.program, *result.finding, seed, config.campaign.inputs, builtins,
-                          config.campaign.placeWith, config.campaign.passCmd ? &*config.campaign.passCmd : nullptr);
+        const ShrunkFinding shrunk = shrinkFinding(
+            result.program, *result.finding, seed, config.campaign.inputs, builtins, config.campaign.placeWith,
+            config.campaign.passCmd ? &*config.campaign.passCmd : nullptr, config.campaign.behaviours);
         countShrunk(shrinkCounts, shrunk.key.hazard);
         FindingRecord record;
         record.key = shrunk.key;

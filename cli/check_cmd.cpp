@@ -1,5 +1,5 @@
 // cli/check_cmd.cpp: `wbcheck check FILE [--placement P | --pass-cmd CMD [--pass-timeout-ms T]]
-// [--inputs N] [--seed S] [--strict] [--json]`: oracle verdicts of a placement (one of wbcheck's,
+// [--inputs N] [--behaviours N] [--seed S] [--strict] [--json]`: oracle verdicts of a placement (one of wbcheck's,
 // or an external pass's output: passcmd/external_pass.h) against the reference semantics.
 #include <iostream>
 #include <memory>
@@ -21,6 +21,7 @@ struct CheckCmdOptions {
   InputOptions input;
   std::string placement = "early";
   int inputs = 3;
+  int behaviours = oracle::kDefaultBehaviours;
   std::uint64_t seed = 0;
   bool strict = false;
   bool json = false;
@@ -34,6 +35,7 @@ nlohmann::json mismatchJson(const oracle::Mismatch& m) {
   nlohmann::json j = {{"kind", std::string(oracle::toString(m.kind))},
                       {"view_mode", runs ? nlohmann::json(std::string(oracle::toString(m.viewMode))) : nlohmann::json(nullptr)},
                       {"input_set", runs ? nlohmann::json(m.inputSet) : nlohmann::json(nullptr)},
+                      {"behaviour", m.behaviour},
                       {"observation", m.difference.label},
                       {"element", m.difference.element},
                       {"first_diverging_node", m.firstDivergingNode},
@@ -85,6 +87,7 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
     checkOptions.placedBy = runner.words();
   }
   checkOptions.inputs = options.inputs;
+  checkOptions.behaviours = options.behaviours;
   checkOptions.seed = options.seed;
   checkOptions.strict = options.strict;
   checkOptions.fileName = options.file;
@@ -111,6 +114,7 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
                                     : nlohmann::json(nullptr);
     out["seed"] = options.seed;
     out["inputs"] = options.inputs;
+    out["behaviours"] = options.behaviours;
     out["tier"] = std::string(oracle::toString(report.tier));
     out["tier_reason"] = report.tierReason;
     out["verdict"] = report.verdict == oracle::Verdict::Holds          ? "holds"
@@ -149,6 +153,7 @@ void registerCheck(CLI::App& app, Action& action, const std::vector<std::string>
           ->capture_default_str();
   addPassCmdOptions(*sub, options->passCmd, placementOption, true);
   sub->add_option("--inputs", options->inputs, "input sets per check")->capture_default_str();
+  addBehavioursOption(*sub, options->behaviours);
   sub->add_option("--seed", options->seed, "seed of the inputs")->capture_default_str();
   sub->add_flag("--strict", options->strict, "findings about the program (S_seq != S_par, S_par != F, an annotation outside reinplace's domain) fail too");
   sub->add_flag("--json", options->json, "machine-readable output");

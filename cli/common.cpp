@@ -53,6 +53,21 @@ void addPassCmdOptions(CLI::App& command, PassCmdOptions& options, CLI::Option* 
                      "speak the persistent protocol with --pass-cmd: one process, programs in frames (docs/pass-protocol.md)");
 }
 
+namespace {
+constexpr const char* kBehavioursHelp =
+    "behaviour draws of the ops without a schema per check: draw 0 reads their tensor arguments and writes none, "
+    "the others also write them and return views of them, as the contract allows";
+}  // namespace
+
+void addBehavioursOption(CLI::App& command, int& behaviours) {
+  command.add_option("--behaviours", behaviours, kBehavioursHelp)->capture_default_str()->check(CLI::Range(1, 64));
+}
+
+void addBehavioursOption(CLI::App& command, std::optional<int>& behaviours) {
+  command.add_option("--behaviours", behaviours, std::string(kBehavioursHelp) + " (default: the file header's, else 4)")
+      ->check(CLI::Range(1, 64));
+}
+
 InputText::InputText(InputText&& other) noexcept
     : owned_(std::move(other.owned_)), mapped_(std::exchange(other.mapped_, nullptr)),
       mappedSize_(std::exchange(other.mappedSize_, 0)) {}

@@ -46,6 +46,12 @@ struct PassCmdOptions {
 // --persistent (commands that run the pass on many programs).
 void addPassCmdOptions(CLI::App& command, PassCmdOptions& options, CLI::Option* placement, bool persistent);
 
+// `--behaviours N` (1..64): the behaviour draws of the ops without a schema the oracle tries per
+// check (oracle::CheckOptions::behaviours), on every command that runs the oracle. The
+// optional form (shrink, draw) leaves it unset when not given: the file header's then counts.
+void addBehavioursOption(CLI::App& command, int& behaviours);
+void addBehavioursOption(CLI::App& command, std::optional<int>& behaviours);
+
 // A whole input. A regular file is mapped into memory (read in place, never copied); standard
 // input and other files are read into a string.
 class InputText {

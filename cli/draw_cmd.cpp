@@ -1,4 +1,5 @@
-// cli/draw_cmd.cpp: `wbcheck draw FILE [--placement P] [--seed S] [--inputs N] [--svg OUT | --dot OUT]`:
+// cli/draw_cmd.cpp: `wbcheck draw FILE [--placement P] [--seed S] [--inputs N] [--behaviours N] [--svg OUT |
+// --dot OUT]`:
 // the program with one placement's write-backs as a picture, and what the oracle refutes drawn
 // into it (draw/draw.h). Without --svg or --dot the DOT text goes to standard output.
 #include <filesystem>
@@ -33,6 +34,7 @@ int runDraw(const DrawCmdOptions& options) {
   drawOptions.placement = finding->placement;
   drawOptions.seed = finding->seed;
   drawOptions.inputs = options.finding.inputs;
+  drawOptions.behaviours = finding->behaviours;
   drawOptions.title = file == "-" ? "<stdin>" : std::filesystem::path(file).filename().string();
   const draw::Drawing drawing = draw::drawProgram(finding->loaded.program, finding->loaded.schemas, drawOptions);
 

@@ -15,6 +15,7 @@ void addFindingFileOptions(CLI::App& command, FindingFileOptions& options, std::
                          " (pr20744: the latest version; default: the file header's `# placement:`, else early)");
   command.add_option("--seed", options.seed, "oracle input seed (default: the file header's `# seed:`, else 0)");
   command.add_option("--inputs", options.inputs, std::string(inputsHelp))->capture_default_str();
+  addBehavioursOption(command, options.behaviours);
 }
 
 std::optional<FindingFile> readFindingFile(const FindingFileOptions& options, std::string_view me,
@@ -42,6 +43,7 @@ std::optional<FindingFile> readFindingFile(const FindingFileOptions& options, st
     }
   }
   out.seed = options.seed ? *options.seed : header.seed.value_or(0);
+  out.behaviours = options.behaviours ? *options.behaviours : header.behaviours.value_or(oracle::kDefaultBehaviours);
   std::optional<LoadedProgram> loaded = loadProgram(options.file, text->text(), options.input);
   if (!loaded) return std::nullopt;
   out.loaded = std::move(*loaded);

@@ -1,6 +1,6 @@
 // cli/finding_file.h: what the commands that read a finding file (shrink, draw) share: FILE,
-// --max-input-mb, --placement, --seed and --inputs, whose defaults come from the file's header
-// (`# placement:`, `# seed:`), so that a campaign artifact replays as it was found; and the file
+// --max-input-mb, --placement, --seed, --inputs and --behaviours, whose defaults come from the
+// file's header (`# placement:`, `# seed:`, `# behaviours:`), so that a campaign artifact replays as it was found; and the file
 // read once (standard input cannot be read twice: the header and the program come from one read).
 #pragma once
 
@@ -14,6 +14,7 @@
 
 #include "cli/common.h"
 #include "core/placement.h"
+#include "oracle/oracle.h"
 
 namespace wb::cli {
 
@@ -23,6 +24,7 @@ struct FindingFileOptions {
   std::string placement;              // empty: the file header's `# placement:`, else early
   std::optional<std::uint64_t> seed;  // empty: the file header's `# seed:`, else 0
   int inputs = 3;                     // oracle input sets per check
+  std::optional<int> behaviours;      // empty: the file header's `# behaviours:`, else the default
 };
 void addFindingFileOptions(CLI::App& command, FindingFileOptions& options, std::string_view inputsHelp);
 
@@ -30,6 +32,7 @@ struct FindingFile {
   std::string placementName;  // as given or as the header names it ("pr20744", "early", ...)
   Placement placement = Placement::Early;
   std::uint64_t seed = 0;
+  int behaviours = oracle::kDefaultBehaviours;  // behaviour draws per check (options, header, default)
   LoadedProgram loaded;
 };
 

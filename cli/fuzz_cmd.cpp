@@ -1,8 +1,8 @@
 // cli/fuzz_cmd.cpp: `wbcheck fuzz [--time S | --cases N] [--seed S] [--placement P | --pass-cmd CMD
-// [--pass-timeout-ms T]] [--mode M] [--nodes N] [--out DIR] [--jobs J] [--until-found]
-// [--until-classes LIST] [--no-draw]`: generates programs, checks them with one placement (or an
-// external pass), shrinks and writes every new finding (NAME.txt, and its picture NAME.svg),
-// prints a summary.
+// [--pass-timeout-ms T] [--persistent]] [--mode M] [--nodes N] [--behaviours N] [--out DIR] [--jobs J]
+// [--until-found] [--until-classes LIST] [--no-draw]`: generates programs, checks them with one
+// placement (or an external pass), shrinks and writes every new finding (NAME.txt, and its picture
+// NAME.svg), prints a summary.
 //
 // The logic (options, cases, classification, shrinking, deduplication, artifacts, summary) is
 // campaign/ (campaign/fuzz_run.h, campaign/worker.h); the worker processes and Ctrl-C are
@@ -112,6 +112,7 @@ void registerFuzz(CLI::App& app, Action& action, const std::vector<std::string>&
   addPassCmdOptions(*sub, *passCmd, placement, true);
   sub->add_option("--mode", options->mode, "realistic | adversarial (default: drawn per case)");
   sub->add_option("--nodes", options->nodes, "maximum body nodes per generated program")->capture_default_str();
+  addBehavioursOption(*sub, options->behaviours);
   sub->add_option("--out", options->out, "directory for the shrunk findings (one form-1 file each)")->capture_default_str();
   sub->add_option("--jobs", options->jobs, "worker processes, each with its own seed stream")->capture_default_str();
   sub->add_flag("--until-found", options->untilFound, "stop at the first finding");

@@ -23,6 +23,7 @@ std::optional<std::string> writeFindingPicture(const std::string& artifact, cons
   options.placement = *placement;
   options.seed = header.seed.value_or(0);
   options.inputs = inputs;
+  options.behaviours = header.behaviours.value_or(oracle::kDefaultBehaviours);
   options.title = std::filesystem::path(svgPath).filename().replace_extension(".txt").string();
   const SchemaTable schemas = schemasFor(*program, builtinSchemas());
   return draw::renderWithDot(draw::drawProgram(*program, schemas, options).dot, "svg", svgPath);

@@ -1,5 +1,5 @@
 // cli/shrink_cmd.cpp: `wbcheck shrink FILE [--placement P | --pass-cmd CMD [--pass-timeout-ms T]]
-// [--seed S] [--inputs N] [--out FILE] [--no-draw]`: reduces a failing program while keeping its
+// [--seed S] [--inputs N] [--behaviours N] [--out FILE] [--no-draw]`: reduces a failing program while keeping its
 // verdict (same placement, or the same external pass run on each candidate, same kind of
 // divergence, same view modes, same target; S_par == F where the file has it, and `early` still
 // holds when it is not the placement shrunk against: campaign.h, shrinkFinding) and writes it in form 1 with
@@ -46,6 +46,7 @@ int runShrink(const ShrinkCmdOptions& options, const std::vector<std::string>& a
   oracle::CheckOptions check;
   check.placement = finding->placement;
   check.inputs = inputs;
+  check.behaviours = finding->behaviours;
   check.seed = seed;
   std::string passName = "placement " + placementName;
   if (!options.passCmd.command.empty()) {
@@ -67,8 +68,8 @@ int runShrink(const ShrinkCmdOptions& options, const std::vector<std::string>& a
     return kViolated;
   }
   const SchemaTable builtins = builtinSchemas();
-  const campaign::ShrunkFinding shrunk =
-      campaign::shrinkFinding(loaded->program, *key, seed, inputs, builtins, {}, runner ? &*runner : nullptr);
+  const campaign::ShrunkFinding shrunk = campaign::shrinkFinding(loaded->program, *key, seed, inputs, builtins, {},
+                                                                 runner ? &*runner : nullptr, finding->behaviours);
   if (!shrunk.reproduced) {
     std::cerr << me << ": " << file << " fails with " << passName << ", but early fails on it too: "
               << "not a counterexample to shrink (see wbcheck check " << file << ")\n";

@@ -564,6 +564,7 @@ Drawing drawProgram(const Program& program, const SchemaTable& schemas, const Dr
     oracle::CheckOptions check;
     check.placement = options.placement;
     check.inputs = options.inputs;
+    check.behaviours = options.behaviours;
     check.seed = options.seed;
     const oracle::CheckReport report = oracle::check(program, check, schemas);
     if (report.verdict == oracle::Verdict::Error) {

@@ -40,6 +40,7 @@ struct DrawOptions {
   bool check = true;
   std::uint64_t seed = 0;  // oracle input seed (as `wbcheck check --seed`)
   int inputs = 3;          // oracle input sets
+  int behaviours = oracle::kDefaultBehaviours;  // behaviour draws of the ops without a schema
   std::string title;       // the caption's first words (a file name); empty: none
 };
 

@@ -998,7 +998,11 @@ class Session {
     return true;
   }
 
+  // An op without a schema: an undeclared custom op (half the time), a call_module, or a
+  // higher-order op as torch.export prints them (cond with its branch submodules,
+  // wrap_with_set_grad_enabled with its body), whose results are getitems.
   bool emitSchemaLess() {
+    const std::int64_t kind = ch_.pick(0, 3);
     std::size_t a = anyValue();
     std::vector<Arg> args = {ref(a)};
     bool writable = vals_[a].writable;
@@ -1009,10 +1013,30 @@ class Session {
     }
     const TensorType t = vals_[a].type;
     const bool contiguous = vals_[a].contiguous;
-    const std::string n = pb_.call("my_ops::mystery", std::move(args), {}, t);
+    if (kind == 3) return emitHigherOrder(std::move(args), t, writable);
+    const std::string n = kind == 2 ? pb_.callModule("submodule_" + std::to_string(submodules_++), std::move(args), t)
+                                    : pb_.call("my_ops::mystery", std::move(args), {}, t);
     std::size_t r = fresh(n, t, writable);
     vals_[r].contiguous = contiguous;
     feature("schema_less");
+    return true;
+  }
+
+  bool emitHigherOrder(std::vector<Arg> operands, const TensorType& t, bool writable) {
+    const std::string k = std::to_string(submodules_++);
+    std::string call;
+    if (ch_.flip(0.5)) {
+      const std::string pred = vals_[anyValue()].name;
+      const std::string onTrue = pb_.getAttr("true_graph_" + k), onFalse = pb_.getAttr("false_graph_" + k);
+      call = pb_.call("higher_order::cond", {pb_.ref(pred), pb_.ref(onTrue), pb_.ref(onFalse), Arg::tuple(std::move(operands))});
+    } else {
+      std::vector<Arg> args = {Arg::ofBool(false), pb_.ref(pb_.getAttr("wrap_body_" + k))};
+      for (Arg& a : operands) args.push_back(std::move(a));
+      call = pb_.call("higher_order::wrap_with_set_grad_enabled", std::move(args));
+    }
+    fresh(pb_.getitem(call, 0, t), t, writable);
+    feature("schema_less");
+    feature("multi_output_getitem");
     return true;
   }
 
@@ -1233,6 +1257,7 @@ class Session {
   std::vector<Target> userTargets_;
   int userInputs_ = 0;
   int delegates_ = 0;
+  int submodules_ = 0;  // call_module targets and higher-order ops' submodules
   std::set<std::string> features_;
 };
 

@@ -206,6 +206,19 @@ std::string ProgramBuilder::getAttr(const std::string& attribute) {
   return body_.back().name;
 }
 
+std::string ProgramBuilder::callModule(const std::string& module, std::vector<Arg> args,
+                                       std::optional<TensorType> type) {
+  Node node;
+  node.name = freshName(module);
+  node.op = NodeOp::CallModule;
+  node.target = module;
+  node.args = std::move(args);
+  if (type) node.typeText = formatTensorType(*type);
+  body_.push_back(std::move(node));
+  created(body_.back().name, false);
+  return body_.back().name;
+}
+
 std::string ProgramBuilder::getitem(const std::string& of, std::int64_t index,
                                     std::optional<TensorType> type) {
   return call("operator.getitem", {ref(of), Arg::ofInt(index)}, {}, std::move(type));

@@ -63,6 +63,8 @@ class ProgramBuilder {
                    std::optional<TensorType> type = std::nullopt,
                    NodeMeta meta = {});
   std::string getAttr(const std::string& attribute);
+  // A call_module node `self.<module>(args)` (no schema: the analysis treats it conservatively).
+  std::string callModule(const std::string& module, std::vector<Arg> args, std::optional<TensorType> type);
   std::string getitem(const std::string& of, std::int64_t index, std::optional<TensorType> type);
 
   // One returned value and its output spec (in order).

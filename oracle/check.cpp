@@ -2,6 +2,7 @@
 // own findings (S_seq != S_par, S_par != F), for several input sets and both view modes.
 // Checker::check runs in four phases: place, compile, then run and compare per input set and
 // view mode (placeProgram, compilePrograms, runPrograms, compareRuns).
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <span>
@@ -38,9 +39,11 @@ struct Executables {
 // `placedIsReference` (and `placed` null) the placed program is the program: nothing more is
 // compiled for it.
 std::optional<std::string> compileAll(const detail::Analysis& program, const detail::Analysis* placed,
-                                      bool placedIsReference, bool value, Tier tier, Executables& out) {
+                                      bool placedIsReference, bool value, Tier tier, unsigned behaviour,
+                                      Executables& out) {
   ExecOptions options;
   options.tier = tier;
+  options.behaviour = behaviour;
   detail::SharedExecutables all = detail::compileAnalysedShared(program, options, value, placed);
   auto why = [](const Result<Executable>& r) {
     return r.errors.empty() ? std::string("cannot compile") : r.errors.front().message;
@@ -88,6 +91,10 @@ std::string replayLine(const CheckOptions& options) {
   if (options.inputs != 3) {
     s += " --inputs ";
     s += std::to_string(options.inputs);
+  }
+  if (options.behaviours != kDefaultBehaviours) {
+    s += " --behaviours ";
+    s += std::to_string(options.behaviours);
   }
   return s;
 }
@@ -141,10 +148,11 @@ std::string firstDivergingNode(const Program& reference, const RunResult& ref, c
 // Compiles both programs again with node tracing and compares the per-node hashes (only on a
 // mismatch, so the common path pays nothing for it).
 std::string tracedFirstDivergingNode(const Program& reference, const Program& placed, const SchemaTable& schemas,
-                                     Tier tier, ViewMode mode, InputSet inputs) {
+                                     Tier tier, ViewMode mode, unsigned behaviour, InputSet inputs) {
   ExecOptions options;
   options.tier = tier;
   options.viewMode = mode;
+  options.behaviour = behaviour;
   options.traceNodes = true;
   Result<Executable> ref = compile(reference, schemas, options);
   options.placedProgram = true;
@@ -222,29 +230,44 @@ void placeProgram(const CheckInput& in, CheckReport& report, Placed& out) {
 
 // --- compile
 
-// Analyses both programs and compiles every executable (F only with options.programFindings)
-// in the element tier, else in the storage tier (report.tier, report.tierReason). False, with
-// the verdict Error, when neither tier can.
-bool compilePrograms(const CheckInput& in, const Placed& placed, const std::shared_ptr<detail::OpCache>& ops,
-                     CheckReport& report, Executables& exes) {
-  report.tier = Tier::Element;
+// Both programs analysed (a check's compiles of every behaviour draw share them).
+struct Analysed {
+  detail::Analysis program;
+  std::optional<detail::Analysis> placed;
+  const detail::Analysis* placedPtr() const { return placed ? &*placed : nullptr; }
+  // The program calls an op without a schema: behaviour draws other than 0 differ from it.
+  bool drawsDiffer = false;
+};
+
+Analysed analysePrograms(const CheckInput& in, const Placed& placed, const std::shared_ptr<detail::OpCache>& ops) {
   // Both programs call the same ops, and so do the checks before: one classification and
   // default parse per op (revalidated once per check, the table may differ).
   ops->newUse();
-  const detail::Analysis analysis = detail::analyse(in.program, in.schemas, ops);
-  std::optional<detail::Analysis> placedAnalysis;
+  Analysed out{detail::analyse(in.program, in.schemas, ops), std::nullopt, false};
   // The placed program begins as the program does, up to its first copy: those nodes' facts
   // are the program's.
-  if (placed.program && !placed.isReference)
-    placedAnalysis = detail::analyse(*placed.program, in.schemas, ops, &analysis);
-  const detail::Analysis* placedPtr = placedAnalysis ? &*placedAnalysis : nullptr;
+  if (placed.program && !placed.isReference) out.placed = detail::analyse(*placed.program, in.schemas, ops, &out.program);
+  for (std::size_t i = 0; i < out.program.nodes.size(); ++i) {
+    const NodeOp op = in.program.graph.nodes[i].op;
+    const detail::OpInfo& info = out.program.nodes[i].info;
+    if ((op == NodeOp::CallFunction || op == NodeOp::CallModule) && !info.schema && !info.getitem) out.drawsDiffer = true;
+  }
+  return out;
+}
+
+// Compiles every executable of behaviour draw 0 (F only with options.programFindings) in the
+// element tier, else in the storage tier (report.tier, report.tierReason). False, with the
+// verdict Error, when neither tier can.
+bool compilePrograms(const CheckInput& in, const Placed& placed, const Analysed& analysed, CheckReport& report,
+                     Executables& exes) {
+  report.tier = Tier::Element;
   const bool value = in.options.programFindings;
-  if (std::optional<std::string> why =
-          compileAll(analysis, placedPtr, placed.isReference, value, Tier::Element, exes)) {
+  if (std::optional<std::string> why = compileAll(analysed.program, analysed.placedPtr(), placed.isReference, value,
+                                                  Tier::Element, 0, exes)) {
     report.tier = Tier::Storage;
     report.tierReason = *why;
-    if (std::optional<std::string> error =
-            compileAll(analysis, placedPtr, placed.isReference, value, Tier::Storage, exes)) {
+    if (std::optional<std::string> error = compileAll(analysed.program, analysed.placedPtr(), placed.isReference,
+                                                      value, Tier::Storage, 0, exes)) {
       report.verdict = Verdict::Error;
       report.error = *error;
       return false;
@@ -293,13 +316,14 @@ struct Noted {
 // of a kind not noted yet: the placed program's (a placement bug, with the first node whose
 // result differs), then, with options.programFindings, S_seq's and F's (findings about the
 // program).
-void compareRuns(const CheckInput& in, const Placed& placed, const Runs& runs, int m, InputSet inputs, Noted& noted,
-                 CheckReport& report) {
+void compareRuns(const CheckInput& in, const Placed& placed, const Runs& runs, int m, unsigned behaviour,
+                 InputSet inputs, Noted& noted, CheckReport& report) {
   auto note = [&](std::vector<Mismatch>& into, MismatchKind kind, const Difference& d) {
     Mismatch mm;
     mm.kind = kind;
     mm.viewMode = kModes[m];
     mm.inputSet = inputs.index;
+    mm.behaviour = behaviour;
     mm.difference = d;
     mm.replay = replayLine(in.options);
     into.push_back(std::move(mm));
@@ -309,9 +333,9 @@ void compareRuns(const CheckInput& in, const Placed& placed, const Runs& runs, i
       noted.bug[m] = true;
       note(report.bugs, MismatchKind::PlacementDiffersFromPar, *d);
       report.bugs.back().firstDivergingNode =
-          tracedFirstDivergingNode(in.program, *placed.program, in.schemas, report.tier, kModes[m], inputs);
+          tracedFirstDivergingNode(in.program, *placed.program, in.schemas, report.tier, kModes[m], behaviour, inputs);
     }
-  if (!in.options.programFindings) return;
+  if (!in.options.programFindings || behaviour != 0) return;
   if (!noted.seq[m])
     if (std::optional<Difference> d = detail::firstDifferenceOf(runs.par, runs.seq)) {
       noted.seq[m] = true;
@@ -324,12 +348,13 @@ void compareRuns(const CheckInput& in, const Placed& placed, const Runs& runs, i
     }
 }
 
-// The alias-views verdicts of a program without `*_copy` views: exactly the copy-views ones.
-void copyToAliasViews(CheckReport& report) {
+// The alias-views verdicts of a program without `*_copy` views in behaviour draw `behaviour`:
+// exactly the copy-views ones.
+void copyToAliasViews(CheckReport& report, unsigned behaviour) {
   for (std::vector<Mismatch>* list : {&report.bugs, &report.findings}) {
     std::vector<Mismatch> alias;
     for (const Mismatch& mm : *list)
-      if (comparesRuns(mm.kind)) alias.push_back(mm);
+      if (comparesRuns(mm.kind) && mm.behaviour == behaviour && mm.viewMode == ViewMode::CopyViews) alias.push_back(mm);
     for (Mismatch& mm : alias) mm.viewMode = ViewMode::AliasViews;
     list->insert(list->end(), alias.begin(), alias.end());
   }
@@ -358,6 +383,7 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
   report.placedBy = options.placedBy;
   report.seed = options.seed;
   report.inputs = options.inputs;
+  report.behaviours = options.behaviours;
   report.strict = options.strict;
   if (std::vector<Diagnostic> errors = validate(program); !errors.empty()) {
     report.verdict = Verdict::Error;
@@ -381,23 +407,43 @@ CheckReport Checker::check(const Program& program, const CheckOptions& options, 
     placed.program = nullptr;
     placed.isReference = false;
   }
+  const Analysed analysed = analysePrograms(in, placed, reused_->ops);
   Executables exes;
-  if (!compilePrograms(in, placed, reused_->ops, report, exes)) return report;
-  // The runs of the executables forked from the copy-views one (F, alias views, placed) start
-  // from its run's state at their forks (detail::ForkState), so it runs first; fork states of
-  // the previous check are let go (their programs are not this check's).
-  reused_->buffers.scratch.releaseForkStates();
+  if (!compilePrograms(in, placed, analysed, report, exes)) return report;
   Noted noted;
-  for (int set = 0; set < options.inputs; ++set) {
-    const InputSet inputs{options.seed, set};
-    for (int m = 0; m < 2; ++m) {
-      if (m == 1 && exes.sameInBothModes) break;  // identical runs: copied below
-      const Runs runs =
-          runPrograms(exes, m, inputs, options.programFindings, placed.program && !noted.bug[m], reused_->buffers);
-      compareRuns(in, placed, runs, m, inputs, noted, report);
+  // Draw 0 first (every kind of mismatch), then the other behaviour draws of the ops without a
+  // schema (the placed program against S_par only), while some view mode has no bug yet.
+  const int draws = analysed.drawsDiffer ? std::max(options.behaviours, 1) : 1;
+  for (int draw = 0; draw < draws; ++draw) {
+    if (draw > 0) {
+      if (!placed.program || (noted.bug[0] && noted.bug[1])) break;
+      // A draw that does not compile in the check's tier (a view of an argument reaching
+      // outside its storage, the memory cap) is skipped: draw 0 compiled.
+      exes = Executables{};
+      if (compileAll(analysed.program, analysed.placedPtr(), placed.isReference, false, report.tier,
+                     static_cast<unsigned>(draw), exes))
+        continue;
+    }
+    // The runs of the executables forked from the copy-views one (F, alias views, placed) start
+    // from its run's state at their forks (detail::ForkState), so it runs first; fork states of
+    // earlier compiles are let go (their programs are not these).
+    reused_->buffers.scratch.releaseForkStates();
+    const bool programFindings = options.programFindings && draw == 0;
+    for (int set = 0; set < options.inputs; ++set) {
+      const InputSet inputs{options.seed, set};
+      for (int m = 0; m < 2; ++m) {
+        if (m == 1 && exes.sameInBothModes) break;  // identical runs: copied below
+        if (draw > 0 && noted.bug[m]) continue;
+        const Runs runs =
+            runPrograms(exes, m, inputs, programFindings, placed.program && !noted.bug[m], reused_->buffers);
+        compareRuns(in, placed, runs, m, static_cast<unsigned>(draw), inputs, noted, report);
+      }
+    }
+    if (exes.sameInBothModes) {
+      copyToAliasViews(report, static_cast<unsigned>(draw));
+      if (noted.bug[0]) noted.bug[1] = true;
     }
   }
-  if (exes.sameInBothModes) copyToAliasViews(report);
   report.verdict = report.bugs.empty() && !report.placementFailure ? Verdict::Holds : Verdict::PlacementBug;
   return report;
 }
@@ -416,7 +462,9 @@ std::string formatReport(const CheckReport& report) {
       s << "  " << toString(m.kind) << ": " << d.label << ": " << m.note << "\n";
       return;
     }
-    s << "  " << toString(m.kind) << " [" << toString(m.viewMode) << ", input set " << m.inputSet << "]: "
+    s << "  " << toString(m.kind) << " [" << toString(m.viewMode) << ", input set " << m.inputSet;
+    if (m.behaviour != 0) s << ", behaviour draw " << m.behaviour;
+    s << "]: "
       << (d.isOutput ? "" : "placeholder ") << d.label;
     if (report.tier == Tier::Element) s << " element " << d.element;
     s << ": expected " << hex(d.expected) << ", got " << hex(d.actual) << "\n";

@@ -5,6 +5,39 @@
 
 namespace wb::oracle {
 
+// ---------------------------------------------------------------------------------------------
+// Behaviour draws (oracle.h: HavocBehaviour). Every choice is a hash of the draw, the node's
+// name and what is chosen, so that it does not depend on anything the placement changes.
+
+namespace {
+constexpr std::uint64_t kWritesSalt = 0x57524954, kWholeSalt = 0x57484f4c, kResultSalt = 0x52455355;
+}  // namespace
+
+HavocBehaviour::HavocBehaviour(unsigned draw, std::string_view nodeName)
+    : draw_(draw), hash_(detail::combine(detail::hashText(nodeName), draw)) {}
+
+bool HavocBehaviour::writes(std::size_t k, std::size_t tensorArguments) const {
+  if (readsOnly() || k >= tensorArguments) return false;
+  const std::uint64_t how = detail::combine(hash_, kWritesSalt);
+  switch (how % 4) {
+    case 0: return false;                                              // no write
+    case 1: return k == (how >> 8) % tensorArguments;                  // one argument
+    case 2: return true;                                               // every argument
+    default: return detail::combine(how, k) & 1;                       // each by a coin flip
+  }
+}
+
+bool HavocBehaviour::writesWholeStorage(std::size_t k) const {
+  return !readsOnly() && (detail::combine(detail::combine(hash_, kWholeSalt), k) & 1);
+}
+
+std::optional<std::size_t> HavocBehaviour::resultViewOf(std::size_t element, std::size_t tensorArguments) const {
+  if (readsOnly() || tensorArguments == 0) return std::nullopt;
+  const std::uint64_t h = detail::combine(detail::combine(hash_, kResultSalt), element);
+  if (h % 2 == 0) return std::nullopt;
+  return static_cast<std::size_t>((h >> 8) % tensorArguments);
+}
+
 std::string_view toString(ViewMode mode) { return mode == ViewMode::CopyViews ? "copy-views" : "alias-views"; }
 
 std::string_view toString(Semantics sem) {

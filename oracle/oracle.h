@@ -90,7 +90,56 @@ struct ExecOptions {
   // mutation specs need not make sense as end-of-run writes (upstream renames them by
   // position), so none are compiled; Par and Seq then write nothing at the end.
   bool placedProgram = false;
+  // The behaviour draw of the ops without a schema (see HavocBehaviour): 0 reads every tensor
+  // argument, writes none and makes fresh results. The value model (F) always runs draw 0: it
+  // cannot model the writes of an op it knows nothing about (a write through a view does not
+  // reach the view's base under F, and the contract lets such an op write anywhere).
+  unsigned behaviour = 0;
 };
+
+// ---------------------------------------------------------------------------------------------
+// Behaviours of the ops without a schema.
+//
+// An op with no schema (executorch_call_delegate, a custom op nobody declared, call_module, a
+// higher-order op) may, by the contract of DESIGN §5, read every tensor argument, write any of
+// them (each element of a list argument too) and return a view of any of them: a real delegate
+// updates a KV cache in place and may return a view of it. The alias analysis of core/ assumes
+// all of it (hazards H2, H9); an oracle that ran such an op as pure would pass a placement that
+// wrongly assumes purity too. So the oracle runs each such node in one behaviour per draw:
+// - draw 0: reads every tensor argument, writes none, fresh results (the behaviour every verdict
+//   of the suite was first made with; ExecOptions::behaviour's default);
+// - draw d > 0: picked from a hash of d and the node's *name* over the whole space: no write,
+//   a write into one argument, into every one, or into each by a coin flip; each write through
+//   the argument's view or into its whole storage; each result fresh or a view of one argument
+//   (shape permitting: a result whose shape fits in no argument stays fresh).
+// The name, not the node's index: a node keeps its name in the placed program, so S_par, S_seq
+// and the placed program of one draw give it the same behaviour. Values written are hashes of
+// what the op read, as for every uninterpreted op. An op with a schema (from the file or
+// --schemas) is never drawn: its schema says exactly what it does.
+// Tensor arguments are numbered in the order the node lists them, positional then keyword
+// arguments, the items of a list argument in order, non-tensor values skipped.
+// The proofs (proofs/equivalence.cpp) replay their counterexamples through the same draws.
+class HavocBehaviour {
+ public:
+  HavocBehaviour(unsigned draw, std::string_view nodeName);
+  unsigned draw() const { return draw_; }
+  // Draw 0: reads only, fresh results.
+  bool readsOnly() const { return draw_ == 0; }
+  // Whether tensor argument k of `tensorArguments` is written, and if so whether its whole
+  // storage is (else through the argument's view).
+  bool writes(std::size_t k, std::size_t tensorArguments) const;
+  bool writesWholeStorage(std::size_t k) const;
+  // The tensor argument result element `element` (0 for a single result, r for element r of a
+  // tuple) is a view of, if the draw makes it one; nullopt: a fresh result.
+  std::optional<std::size_t> resultViewOf(std::size_t element, std::size_t tensorArguments) const;
+
+ private:
+  unsigned draw_ = 0;
+  std::uint64_t hash_ = 0;
+};
+
+// Behaviour draws a check tries by default (`--behaviours`).
+constexpr int kDefaultBehaviours = 4;
 
 namespace detail {
 struct Compiled;
@@ -178,6 +227,11 @@ struct CheckOptions {
   // F alone does not, the program is checked in the element tier instead of the storage tier
   // (or at all, instead of an Error).
   bool programFindings = true;
+  // Behaviour draws of the ops without a schema to try (draws 0 .. behaviours - 1; see
+  // HavocBehaviour). Findings about the program come from draw 0 only: F runs every op
+  // without a schema as draw 0 does (see ExecOptions::behaviour). The other draws compare the
+  // placed program with S_par, and are run only for a program that calls such an op.
+  int behaviours = kDefaultBehaviours;
 };
 
 enum class Verdict : std::uint8_t { Holds, PlacementBug, Error };
@@ -213,6 +267,7 @@ struct Mismatch {
   MismatchKind kind = MismatchKind::PlacementDiffersFromPar;
   ViewMode viewMode = ViewMode::CopyViews;
   int inputSet = 0;
+  unsigned behaviour = 0;  // the behaviour draw it shows in (always 0 for findings)
   Difference difference;
   std::string firstDivergingNode;  // placement bugs: first node (by name) whose result differs
                                    // from the reference run; empty if none does
@@ -235,6 +290,7 @@ struct CheckReport {
                                        // per annotated node outside reinplace's domain)
   std::uint64_t seed = 0;
   int inputs = 0;
+  int behaviours = kDefaultBehaviours;
   bool strict = false;
 
   // 0 holds, 1 placement bug (or a finding under strict), 2 error.

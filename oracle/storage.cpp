@@ -14,8 +14,9 @@
 // - an op writing argument k (in-place, out=, Tensor(a!)[] lists, mutable custom ops) writes
 //   H(value, k) there (copy_: the value itself); `_share_alloc_with_arg_idx = k` writes the
 //   result into argument k's storage and the result is a view of it;
-// - schema-less targets read every tensor argument, write none, and give a fresh root
-//   (the same choice as the element tier; see oracle/element.cpp).
+// - schema-less targets read every tensor argument and then do what the run's behaviour draw
+//   says (oracle.h: HavocBehaviour; draw 0, and always under F: write none and give a fresh
+//   root), as in the element tier (oracle/element/compiler.h).
 // The value model (F) gives every node a fresh root: a view's root holds the fold of the read;
 // a written argument that is not an in-place-kind op's returned self is rebound to a fresh
 // root holding the written value (oracle.h).
@@ -268,6 +269,27 @@ class StorageCompiler {
     };
   }
 
+  // A schema-less target in a behaviour draw other than 0 (oracle.h: HavocBehaviour): reads
+  // every input, then writes H(reads, 2000 + k) into tensor argument k (through its view, or
+  // its whole storage) where the draw says so; the result is a fresh root holding the hash of
+  // the reads, or tensor argument k itself (getitems of it are views of it).
+  SValue compileHavoc(const HavocBehaviour& behaviour, std::uint64_t seed, std::vector<SValue> inputs) {
+    std::vector<SValue> tensors;
+    for (const SValue& in : inputs)
+      if (in.kind == SValue::Kind::View) tensors.push_back(in);
+    const std::uint32_t valueSlot = slots_++;
+    emit([f = hashOfReads(seed, std::move(inputs)), valueSlot](SState& st) { st.slots[valueSlot] = f(st); });
+    const StorageProgram* prog = out_.get();
+    for (std::size_t k = 0; k < tensors.size(); ++k) {
+      if (!behaviour.writes(k, tensors.size())) continue;
+      SValue target = tensors[k];
+      if (behaviour.writesWholeStorage(k)) target.path = 0;
+      emit([prog, target, valueSlot, k](SState& st) { prog->write(st, target, combine(st.slots[valueSlot], 2000 + k)); });
+    }
+    if (std::optional<std::size_t> k = behaviour.resultViewOf(0, tensors.size())) return tensors[*k];
+    return freshRoot([valueSlot](const SState& st) { return st.slots[valueSlot]; });
+  }
+
   SValue compileCall(const Node& n) {
     const NodeFacts& facts = analysis_.nodes[current_];
     const OpInfo& info = facts.info;
@@ -303,7 +325,9 @@ class StorageCompiler {
         views(v, inputs);
         seed = combine(combine(seed, hashText(name)), constantPart(v));
       }
-      return freshRoot(hashOfReads(seed, std::move(inputs)));
+      const HavocBehaviour behaviour(valueModel_ ? 0 : options_.behaviour, n.name);
+      if (behaviour.readsOnly()) return freshRoot(hashOfReads(seed, std::move(inputs)));
+      return compileHavoc(behaviour, seed, std::move(inputs));
     }
     const Schema& s = *info.schema;
     if (!facts.bound) {  // arguments that do not fit: treat as schema-less (reads all, fresh result)

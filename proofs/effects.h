@@ -100,7 +100,8 @@ struct NodeEffects {
   bool havoc = false;                          // no usable schema (see above)
   bool live = true;
   // Live even if ops without a schema wrote nothing (what a run that draws "no write" for
-  // them, as today's oracle always does, can observe): false when only havoc keeps it live.
+  // them, as the oracle's behaviour draw 0 does, can observe): false when only havoc keeps it
+  // live.
   bool liveWithoutHavocWrites = true;
 };
 

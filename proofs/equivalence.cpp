@@ -3,6 +3,7 @@
 
 #include "proofs/smt.h"
 
+#include <algorithm>
 #include <chrono>
 #include <sstream>
 
@@ -90,10 +91,13 @@ struct Replayer {
   std::optional<oracle::Executable> before, after;
   std::string error;
 
-  Replayer(const PreparedPair& p, Tier t, ViewMode m) : pair(p), tier(t), mode(m) {
+  // `behaviour`: the oracle's behaviour draw of the ops without a schema (oracle.h:
+  // HavocBehaviour), the same in both programs.
+  Replayer(const PreparedPair& p, Tier t, ViewMode m, unsigned behaviour = 0) : pair(p), tier(t), mode(m) {
     oracle::ExecOptions options;
     options.tier = tier;
     options.viewMode = mode;
+    options.behaviour = behaviour;
     Result<oracle::Executable> b = oracle::compile(pair.before, pair.beforeSchemas, options);
     options.placedProgram = true;
     Result<oracle::Executable> a = oracle::compile(pair.after, pair.afterSchemas, options);
@@ -205,7 +209,7 @@ ModeResult checkModeTerms(const PreparedPair& pair, Tier tier, ViewMode mode, co
   solver.add(z3::mk_or(differs));
   // The behaviour the oracle gives schema-less ops, as named facts a query may assume.
   std::vector<std::size_t> oracleBehaviour;
-  for (const z3::expr& lit : vocabulary.oracleBehaviour()) oracleBehaviour.push_back(solver.track(lit, "as the oracle runs it"));
+  for (const z3::expr& lit : vocabulary.oracleBehaviour()) oracleBehaviour.push_back(solver.track(lit, "as the oracle's draw 0 runs it"));
   auto keep = [&](const QueryResult& q) {
     if (!q.dumpFile.empty()) dumped.push_back(q.dumpFile);
     if (q.unknown() && (q.reason.starts_with("timeout") || q.reason.starts_with("memory limit"))) interrupted = true;
@@ -251,13 +255,15 @@ ModeResult checkModeTerms(const PreparedPair& pair, Tier tier, ViewMode mode, co
     result.detail = "the solver gave up: " + first.reason;
     return result;
   }
-  // A counterexample: first one where the schema-less ops behave as the oracle has them.
+  // A counterexample: first one where the schema-less ops behave as the oracle's draw 0 has
+  // them (reads only), the most direct to replay.
   Counterexample cx;
   cx.viewMode = mode;
   std::optional<z3::model> model = first.model;
   bool needsBehaviour = false;
   if (!shapeDifference && !oracleBehaviour.empty()) {
-    const QueryResult asOracle = solver.check(oracleBehaviour, "the same, with every schema-less op as the oracle runs it");
+    const QueryResult asOracle =
+        solver.check(oracleBehaviour, "the same, with every schema-less op as the oracle's behaviour draw 0 runs it");
     keep(asOracle);
     if (asOracle.sat()) model = asOracle.model;
     needsBehaviour = asOracle.unsat();
@@ -287,36 +293,46 @@ ModeResult checkModeTerms(const PreparedPair& pair, Tier tier, ViewMode mode, co
   }
   values.byName.insert(cx.inputs.begin(), cx.inputs.end());
 
-  // The oracle's replay: the model's inputs, then seeded input sets.
-  const Replayer replayer(pair, tier, mode);
-  if (!replayer.error.empty()) {
-    result.verdict = EquivalenceVerdict::Disagreement;
-    result.detail = "the solver refutes, but " + replayer.error;
-    result.counterexample = cx;
-    return result;
-  }
-  if (model) {
-    if (std::optional<oracle::Difference> d = replayer.difference(oracle::InputSet{0, 0, &values})) {
-      cx.confirmed = true;
-      cx.replayedWith = "the solver's model";
-      cx.difference = *d;
+  // The oracle's replay: the model's inputs, then seeded input sets; in behaviour draw 0,
+  // then, for a program with ops without a schema, in the oracle's other draws (the draws
+  // differ from draw 0 only there).
+  const bool drawsDiffer = !vocabulary.choices().empty();
+  const int draws = drawsDiffer ? std::max(options.replayBehaviours, 1) : 1;
+  for (int draw = 0; draw < draws && !cx.confirmed; ++draw) {
+    const Replayer replayer(pair, tier, mode, static_cast<unsigned>(draw));
+    if (!replayer.error.empty()) {
+      if (draw > 0) continue;  // a draw the oracle cannot compile: the next one
+      result.verdict = EquivalenceVerdict::Disagreement;
+      result.detail = "the solver refutes, but " + replayer.error;
+      result.counterexample = cx;
+      return result;
     }
-  }
-  for (int k = 0; !cx.confirmed && k < options.replayInputSets; ++k)
-    if (std::optional<oracle::Difference> d = replayer.difference(oracle::InputSet{options.replaySeed, k, nullptr})) {
-      cx.confirmed = true;
-      cx.replayedWith = "seed " + std::to_string(options.replaySeed) + ", input set " + std::to_string(k);
-      cx.replayInputSet = k;
-      cx.difference = *d;
+    const std::string inDraw = draw == 0 ? "" : ", behaviour draw " + std::to_string(draw);
+    if (model) {
+      if (std::optional<oracle::Difference> d = replayer.difference(oracle::InputSet{0, 0, &values})) {
+        cx.confirmed = true;
+        cx.replayedWith = "the solver's model" + inDraw;
+        cx.replayBehaviour = static_cast<unsigned>(draw);
+        cx.difference = *d;
+      }
     }
+    for (int k = 0; !cx.confirmed && k < options.replayInputSets; ++k)
+      if (std::optional<oracle::Difference> d = replayer.difference(oracle::InputSet{options.replaySeed, k, nullptr})) {
+        cx.confirmed = true;
+        cx.replayedWith = "seed " + std::to_string(options.replaySeed) + ", input set " + std::to_string(k) + inDraw;
+        cx.replayInputSet = k;
+        cx.replayBehaviour = static_cast<unsigned>(draw);
+        cx.difference = *d;
+      }
+  }
   if (cx.confirmed) {
     result.verdict = EquivalenceVerdict::NotEquivalent;
   } else {
     result.verdict = EquivalenceVerdict::Disagreement;
     if (needsBehaviour)
       result.detail = "the solver refutes only where an op without a schema writes or aliases an argument, which the "
-                      "contract allows (DESIGN §5) but the oracle does not model yet (issue 20); the oracle shows no "
-                      "difference";
+                      "contract allows (DESIGN §5); none of the oracle's " + std::to_string(draws) +
+                      " behaviour draws shows a difference";
     else
       result.detail = "the solver refutes, but the oracle shows no difference on the model's inputs nor on " +
                       std::to_string(options.replayInputSets) +

@@ -22,14 +22,16 @@
 //   or on one of `replayInputSets` seeded input sets tried after them), the verdict is NOT
 //   EQUIVALENT and the report gives the oracle's diverging buffer or output, element and both
 //   values. The solver is asked first for a model in which every schema-less op behaves as
-//   the oracle makes it behave today (no writes, fresh results), since the oracle can replay
-//   only those.
+//   the oracle's behaviour draw 0 has it (no writes, fresh results), whose replay is the most
+//   direct; the replay then tries the oracle's other draws (oracle.h: HavocBehaviour, the
+//   same function the oracle's checks use), in which such ops write and alias their
+//   arguments, until one shows the difference.
 // - unsat, and yet the oracle, run on `confirmInputSets` seeded input sets as a cross-check of
 //   every proof, shows a difference: DISAGREEMENT too (below), with the oracle's difference.
 // - sat, but the oracle shows no difference: DISAGREEMENT, a bug of wbcheck itself, reported
-//   as such (exit 1), never resolved silently either way. Its known cause: the refutation
-//   needs an op without a schema to write or alias an argument, which the contract allows but
-//   the oracle does not model yet (issue 20); the report then names the behaviours. Any other
+//   as such (exit 1), never resolved silently either way. One cause: the refutation needs an
+//   op without a schema to write or alias an argument in a way none of the oracle's
+//   `replayBehaviours` draws picks; the report then names the behaviours. Any other
 //   disagreement means the symbolic semantics and the oracle's differ somewhere, or the
 //   counterexample holds only for interpretations of the ops the oracle never uses (say a
 //   program that computes x + y where the other computes y + x: equal under the oracle's
@@ -59,6 +61,9 @@ struct EquivalenceOptions {
   int replayInputSets = 8;   // seeded input sets tried after the model's inputs
   int confirmInputSets = 2;  // seeded input sets the oracle runs to cross-check a proof
   std::uint64_t replaySeed = 0;
+  // Behaviour draws of the ops without a schema the replay tries (oracle.h: HavocBehaviour):
+  // draw 0 first, then the others, for a refutation that needs such an op to write or alias.
+  int replayBehaviours = 16;
 };
 
 enum class EquivalenceVerdict : std::uint8_t { Equivalent, NotEquivalent, Disagreement, Unknown };
@@ -78,6 +83,7 @@ struct Counterexample {
   bool confirmed = false;
   std::string replayedWith;
   int replayInputSet = -1;  // the seeded input set that showed it; -1: the model's inputs
+  unsigned replayBehaviour = 0;  // the oracle's behaviour draw that showed it
   oracle::Difference difference;
 };
 

@@ -42,8 +42,10 @@
 // function of all the argument values and the old storage; an aliasing result reads its base
 // through an unknown view function and writes back through another, so later writes to either
 // side are seen on the other. The choices are per node key (shared by the two programs of a
-// query); Vocabulary::oracleBehaviour() lists the literals of the behaviour the oracle gives
-// such ops today (no writes, fresh results), so that a refutation can be tried under it.
+// query); Vocabulary::oracleBehaviour() lists the literals of the behaviour the oracle's draw 0
+// gives such ops (no writes, fresh results), so that a refutation can be tried under it first;
+// the oracle's other draws (oracle.h: HavocBehaviour) write and alias, and the replay of a
+// refutation tries them too (proofs/equivalence.h).
 #pragma once
 
 #include <z3++.h>

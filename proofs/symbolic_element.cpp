@@ -570,7 +570,8 @@ class ElementExecutor {
       collectHashInputs(args[n.args.size() + k++], h);
     }
     const z3::expr d = digest(h, std::string(n.target));
-    // Beyond the oracle (issue 20): the op may write any tensor argument.
+    // Havoc (DESIGN §5): the op may write any tensor argument, under the node's choices; the
+    // oracle's behaviour draws (oracle.h: HavocBehaviour) are some of those choices.
     HavocSource source;
     source.nodeKey = key();
     for (const Value& a : args) tensorsOf(a, source.arguments);

@@ -477,9 +477,11 @@ class StorageExecutor {
     return result;
   }
 
-  // The oracle: every tensor argument read, a fresh result. Beyond it (issue 20): under the
-  // node's choices, each argument written (through its view or whole), and the result an alias
-  // of an argument (itself, or a view of it).
+  // Havoc (DESIGN §5), never pure: every tensor argument read; under the node's choices, each
+  // argument written (through its view or whole), and the result an alias of an argument
+  // (itself, or a view of it). The oracle's behaviour draws (oracle.h: HavocBehaviour) are some
+  // of those choices; its draw 0 (reads only, a fresh result) is the one the solver is asked
+  // about first (proofs/equivalence.h).
   SValue compileSchemaless(const Node& n) {
     std::vector<SValue> inputs;
     std::string seed = std::string(n.target) + "|";

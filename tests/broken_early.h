@@ -49,4 +49,32 @@ inline PlacedProgram earlyWithoutCopyOrder(const Program& program, const SchemaT
   return placeRequests(program, std::move(requests));
 }
 
+// `early` as if every op without a schema (a delegate, an undeclared custom op, call_module, a
+// higher-order op: what the alias analysis treats conservatively) were pure and read nothing:
+// no reads, writes or aliases from it. `early` is planned on a copy of the program whose such
+// nodes have no references among their arguments, and its copies are inserted into the
+// program as it is (where `early` breaks a cycle of copies with a clone, this is `early`).
+// Hazards H2 (a delegate that mutates a buffer) and H9 (a delegate whose result aliases one).
+inline Arg withoutReferences(const Arg& arg) {
+  if (arg.isRef()) return Arg::none();
+  Arg out = arg;
+  for (Arg& item : out.items) item = withoutReferences(item);
+  return out;
+}
+inline PlacedProgram earlyTreatingSchemalessAsPure(const Program& program, const SchemaTable& schemas) {
+  const AliasInfo aliases = analyzeAliases(program, schemas);
+  Program pure = program;
+  for (std::size_t i = 0; i < pure.graph.nodes.size(); ++i) {
+    Node& n = pure.graph.nodes[i];
+    if (n.isPlaceholder() || n.isOutput() || !aliases.isConservative(static_cast<NodeId>(i))) continue;
+    for (Arg& a : n.args) a = withoutReferences(a);
+    for (auto& [name, a] : n.kwargs) a = withoutReferences(a);
+  }
+  const EarlyPlan plan = planEarly(pure, analyzeAliases(pure, schemas));
+  if (!plan.clones.empty()) return placeEarly(program, schemas);
+  std::vector<CopyInsertion> requests;
+  for (const EarlyPlan::Copy& c : plan.copies) requests.push_back({c.writeBack.outputIndex, c.afterNode});
+  return placeRequests(program, std::move(requests));
+}
+
 }  // namespace wb::testing

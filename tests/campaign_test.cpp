@@ -349,7 +349,8 @@ struct BrokenEarly {
 };
 std::vector<BrokenEarly> brokenEarlies() {
   return {{"without readers", wb::testing::earlyWithoutReaders},
-          {"without copy order", wb::testing::earlyWithoutCopyOrder}};
+          {"without copy order", wb::testing::earlyWithoutCopyOrder},
+          {"treating schema-less ops as pure", wb::testing::earlyTreatingSchemalessAsPure}};
 }
 
 bool parDiffersFromValue(const oracle::CheckReport& report) {
@@ -384,6 +385,22 @@ TEST(Campaign, AFindingAgainstABrokenEarlyShrinksToAFewNodes) {
       }
     }
     EXPECT_EQ(shrunkFindings, 6) << broken.name << ": too few findings in 3000 cases";
+  }
+}
+
+// The variant that treats ops without a schema as pure is found by every run seed within a few
+// hundred cases (the oracle's behaviour draws; draw 0 alone lets most of its bugs through).
+TEST(Campaign, EveryRunSeedFindsEarlyTreatingSchemaLessOpsAsPure) {
+  CampaignOptions options;
+  options.placement = Placement::Early;
+  options.placeWith = wb::testing::earlyTreatingSchemalessAsPure;
+  const gen::Generator generator(campaignGenOptions(options));
+  oracle::Checker checker;
+  for (std::uint64_t runSeed = 1; runSeed <= 10; ++runSeed) {
+    bool found = false;
+    for (std::uint64_t i = 0; i < 2000 && !found; ++i)
+      found = runCase(caseSeed(runSeed, 0, i), options, generator, checker).finding.has_value();
+    EXPECT_TRUE(found) << "run seed " << runSeed;
   }
 }
 
@@ -483,10 +500,11 @@ TEST(FuzzRun, PlanNamesTheFirstWrongOption) {
   };
   EXPECT_EQ(errorOf([](FuzzOptions& o) { o.placement = "earliest"; }), "unknown placement 'earliest'");
   EXPECT_EQ(errorOf([](FuzzOptions& o) { o.mode = "lazy"; }), "unknown mode 'lazy' (realistic | adversarial)");
-  const std::string ranges = "--nodes must be in 1..1000, --jobs in 1..256, --time >= 0";
+  const std::string ranges = "--nodes must be in 1..1000, --jobs in 1..256, --behaviours in 1..64, --time >= 0";
   EXPECT_EQ(errorOf([](FuzzOptions& o) { o.nodes = 0; }), ranges);
   EXPECT_EQ(errorOf([](FuzzOptions& o) { o.jobs = 257; }), ranges);
   EXPECT_EQ(errorOf([](FuzzOptions& o) { o.seconds = -1; }), ranges);
+  EXPECT_EQ(errorOf([](FuzzOptions& o) { o.behaviours = 0; }), ranges);
   const std::string unknown = errorOf([](FuzzOptions& o) { o.untilClasses = "h5_view_copy,h99"; });
   EXPECT_TRUE(unknown.starts_with("unknown hazard class 'h99'; known: h4_list_argument h5_view_copy")) << unknown;
 }

@@ -26,7 +26,8 @@ namespace {
 
 // Ops the generator emits on purpose without any schema (treated conservatively downstream).
 bool deliberatelySchemaLess(const std::string& target) {
-  return target == "operator.getitem" || target == "executorch_call_delegate" || target == "my_ops::mystery";
+  return target == "operator.getitem" || target == "executorch_call_delegate" || target == "my_ops::mystery" ||
+         target == "higher_order::cond" || target == "higher_order::wrap_with_set_grad_enabled";
 }
 
 // Empty string if `program` is valid, round-trips and has schemas; else what is wrong.

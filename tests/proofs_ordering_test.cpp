@@ -199,11 +199,10 @@ TEST(ProofsOrdering, HazardProgramsProofAgreesWithTheOracleForEveryPlacement) {
     }
   }
   // H2 and H9 (executorch-semantics §4.4): draft13857 orders copies by direct users only,
-  // wrong once a delegate returns a view of the buffer or writes the value. The oracle shows
-  // it when it gives delegates the behaviours of their contract (issue 20); until then these
-  // two are the only refutations it cannot confirm.
-  EXPECT_EQ(havocOnly, (std::set<std::string>{"h02_reader_through_delegate_alias.txt x draft13857",
-                                              "h09_delegate_may_write_value.txt x draft13857"}));
+  // wrong once a delegate returns a view of the buffer or writes the value. The oracle's
+  // behaviour draws (oracle.h: HavocBehaviour) give delegates those behaviours, so it confirms
+  // these refutations too: none rests on havoc alone.
+  EXPECT_TRUE(havocOnly.empty()) << *havocOnly.begin();
   EXPECT_GT(refuted, 20);  // the corpus shows many bugs of the models
   EXPECT_GT(agreed, 80);
 }

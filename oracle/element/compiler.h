@@ -36,11 +36,14 @@
 // - Results of a tuple-returning node (printed without an annotation) take their shapes from
 //   the annotations of the getitems that take them; an element no getitem takes needs none.
 // - Schema-less targets (custom ops without a schema, delegates, higher-order ops,
-//   call_module): all tensor arguments are read; results are fresh (hashed, shaped by the
-//   annotation, or an opaque digest when there is none); arguments are NOT written. Why: the
-//   alias analysis treats these conservatively (may read, write and alias every argument), so
-//   a correct placement orders copies after them whatever they do; choosing "no writes, fresh
-//   results" keeps S_par == F for delegate graphs (a write would make every delegate program an
+//   call_module): every tensor argument is read, then the node does what the run's behaviour
+//   draw says (oracle.h: HavocBehaviour): draw 0 writes nothing and makes fresh results
+//   (hashed, shaped by the annotation, or an opaque digest when there is none); another draw
+//   may write H(op, inputs, 2000 + k, position) into tensor argument k (its view or its whole
+//   storage) and make a result, or an element of a tuple result, a view of an argument. F
+//   always runs draw 0 (it cannot model writes of ops it knows nothing about), so that
+//   S_par == F for delegate graphs holds where the program is fine; the placement is compared
+//   with S_par in every draw.
 //
 // The tier's parts, one concept a file:
 //   layout.h         shapes and strided layouts, and the algebra over them
@@ -183,10 +186,11 @@ class ElementCompiler {
   void takePlacedFork();
 
   // Whether compiling node i reads valueModel_: views (every view is a copy under F), ops
-  // with alias annotations (writes, returns that alias an argument) and
-  // _share_alloc_with_arg_idx. Nothing else differs between the models. A `*_copy` view
-  // variant (not an `out=` one, no annotation) is a copy under F and in the copy-views mode
-  // alike, so this compile (the copy-views one; F forks from it) and F's agree on it.
+  // with alias annotations (writes, returns that alias an argument), _share_alloc_with_arg_idx
+  // and, in a behaviour draw other than 0, schema-less targets (F runs draw 0). Nothing else
+  // differs between the models. A `*_copy` view variant (not an `out=` one, no annotation) is
+  // a copy under F and in the copy-views mode alike, so this compile (the copy-views one; F
+  // forks from it) and F's agree on it.
   bool dependsOnModel(std::size_t i) const;
 
   void takeValueFork(std::size_t i);
@@ -730,7 +734,22 @@ class ElementCompiler {
   // Fills a layout with H(digest, channel, position).
   void emitHashFill(const Layout& l, std::uint32_t digestSlot, std::uint64_t channel);
 
+  // A schema-less target, in the behaviour ExecOptions::behaviour draws for it (oracle.h:
+  // HavocBehaviour).
   void compileSchemaless(const Node& n, const OpInfo& info);
+
+  // The tensors of a value (a list's items in order, flattened).
+  void collectTensors(const CValue& v, std::vector<Layout>& out) const;
+
+  // A result of shape `shape` that is a view of argument `arg`: the argument itself when the
+  // shapes agree, else a contiguous view from the argument's start (when the argument is
+  // contiguous and holds enough elements) or from its storage's; nullopt when it fits neither.
+  std::optional<Layout> viewForResult(const Layout& arg, const Shape& shape) const;
+
+  // A tuple result some of whose elements the draw makes views of arguments: a list of the
+  // elements the getitems take (see compileSchemaless); nullopt when none is a view.
+  std::optional<CValue> viewElements(const HavocBehaviour& behaviour, const std::vector<Layout>& tensors,
+                                     std::uint32_t digest);
 
   static bool sameAliasSet(const SchemaType& a, const SchemaType& b) {
     return a.alias && b.alias && !a.alias->beforeSets.empty() && a.alias->beforeSets == b.alias->beforeSets;

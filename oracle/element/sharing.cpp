@@ -121,7 +121,8 @@ bool ElementCompiler::dependsOnModel(std::size_t i) const {
   if (op != NodeOp::CallFunction && op != NodeOp::CallModule) return false;
   const NodeFacts& f = analysis_->nodes[i];
   if (f.shareAllocArgIndex) return true;
-  if (!f.info.schema) return false;
+  // A schema-less target runs the draw in the storage model and draw 0 under F.
+  if (!f.info.schema) return options_.behaviour != 0 && !f.info.getitem;
   if (f.info.annotated) return true;
   const bool copiedAlike = f.info.copyVariant && !f.info.outVariant && options_.viewMode == ViewMode::CopyViews;
   return isViewKind(f.info.kind) && !copiedAlike;

@@ -1,6 +1,7 @@
 // oracle/element/uninterpreted.cpp: ops the element tier does not interpret: ops with a
 // schema get H(op, inputs, channel, position) in every output and written argument;
-// schema-less targets read their tensor arguments and make fresh results (see compiler.h).
+// schema-less targets read their tensor arguments and then behave as the run's behaviour draw
+// says (oracle.h: HavocBehaviour; see compiler.h).
 #include "oracle/element/compiler.h"
 
 namespace wb::oracle::detail {
@@ -50,27 +51,136 @@ void ElementCompiler::emitHashFill(const Layout& l, std::uint32_t digestSlot, st
   emit(s);
 }
 
+void ElementCompiler::collectTensors(const CValue& v, std::vector<Layout>& out) const {
+  if (v.isTensor()) out.push_back(v.t);
+  else if (v.kind == CValue::Kind::List)
+    for (const CValue& item : itemsOf(v)) collectTensors(item, out);
+}
+
+std::optional<Layout> ElementCompiler::viewForResult(const Layout& arg, const Shape& shape) const {
+  if (shape == arg.sizes) return arg;
+  Layout l;
+  l.storage = arg.storage;
+  l.sizes = shape;
+  setContiguousStrides(l.sizes, l.strides);
+  const std::int64_t n = numelOf(shape);
+  if (isContiguous(arg) && n <= numelOf(arg.sizes)) {
+    l.offset = arg.offset;
+    return l;
+  }
+  if (n > sizeOf(arg.storage)) return std::nullopt;
+  l.offset = 0;
+  return l;
+}
+
 void ElementCompiler::compileSchemaless(const Node& n, const OpInfo& info) {
   HashInputs h = newHashInputs();
   CValue scratch;
   const NodeFacts& facts = analysis_->nodes[current_];
-  for (const ArgRef& a : analysis_->raw(facts)) collectHashInputs(resolveRef(a, scratch), h);
+  // F runs draw 0 (oracle.h: ExecOptions::behaviour); so does every draw for a node that reads
+  // no tensor.
+  const HavocBehaviour behaviour(valueModel_ ? 0 : options_.behaviour, n.name);
+  std::vector<Layout> tensors;  // the tensor arguments, numbered as HavocBehaviour numbers them
+  for (const ArgRef& a : analysis_->raw(facts)) {
+    const CValue& v = resolveRef(a, scratch);
+    collectHashInputs(v, h);
+    if (!behaviour.readsOnly()) collectTensors(v, tensors);
+  }
   std::size_t kw = facts.kwAt;
   for (const auto& [name, a] : n.kwargs) {
     h.constant = combine(h.constant, hashText(name));
-    collectHashInputs(resolveRef(analysis_->argRefs[kw++], scratch), h);
+    const CValue& v = resolveRef(analysis_->argRefs[kw++], scratch);
+    collectHashInputs(v, h);
+    if (!behaviour.readsOnly()) collectTensors(v, tensors);
   }
   std::uint32_t digest = emitDigest(h, info.opId);
+  // The writes, after every read (the digest above): H(op, inputs, 2000 + k, position) into
+  // argument k's view or its whole storage.
+  for (std::size_t k = 0; k < tensors.size(); ++k) {
+    if (!behaviour.writes(k, tensors.size())) continue;
+    if (!behaviour.writesWholeStorage(k)) {
+      emitHashFill(tensors[k], digest, 2000 + k);
+      continue;
+    }
+    Layout whole;
+    whole.storage = tensors[k].storage;
+    whole.offset = 0;
+    whole.sizes = Shape{sizeOf(whole.storage)};
+    setContiguousStrides(whole.sizes, whole.strides);
+    emitHashFill(whole, digest, 2000 + k);
+  }
+  // A result of the node's annotated shape: a view of the argument the draw names where it
+  // fits, else fresh.
+  auto result = [&](const Shape& shape, std::size_t element, std::uint64_t channel) {
+    CValue v;
+    v.kind = CValue::Kind::Tensor;
+    if (std::optional<std::size_t> k = behaviour.resultViewOf(element, tensors.size()))
+      if (std::optional<Layout> view = viewForResult(tensors[*k], shape)) {
+        v.t = *view;
+        return v;
+      }
+    fresh(shape, v.t);
+    emitHashFill(v.t, digest, channel);
+    return v;
+  };
   CValue v;
   if (std::optional<Shape> shape = annotatedShape(current_)) {
-    v.kind = CValue::Kind::Tensor;
-    fresh(*shape, v.t);
-    emitHashFill(v.t, digest, 1000);
+    v = result(*shape, 0, 1000);
+  } else if (std::optional<CValue> list = viewElements(behaviour, tensors, digest)) {
+    v = *list;
   } else {
     v.kind = CValue::Kind::Opaque;
     v.slot = digest;
   }
   values_[current_] = v;
+}
+
+std::optional<CValue> ElementCompiler::viewElements(const HavocBehaviour& behaviour, const std::vector<Layout>& tensors,
+                                                    std::uint32_t digest) {
+  // A tuple result (no annotation), read by getitems: when the draw makes some element a
+  // view, the result is a list whose items are what the getitems would otherwise make from
+  // the digest (compileGetitem), except the views.
+  const std::vector<std::size_t>& users = analysis_->nodes[current_].getitemUsers;
+  std::size_t count = 0;
+  bool anyView = false;
+  for (std::size_t user : users) {
+    const Node& u = program_->graph.nodes[user];
+    if (u.args.size() < 2 || u.args[1].kind != Arg::Kind::Int || u.args[1].integer < 0) return std::nullopt;
+    const std::size_t r = static_cast<std::size_t>(u.args[1].integer);
+    count = std::max(count, r + 1);
+    if (std::optional<std::size_t> k = behaviour.resultViewOf(r, tensors.size()))
+      if (std::optional<Shape> shape = annotatedShape(user)) anyView = anyView || viewForResult(tensors[*k], *shape);
+  }
+  if (!anyView || count > 64) return std::nullopt;
+  const std::uint32_t at = newList(count);  // fresh CValues: made by index below
+  for (std::size_t r = 0; r < count; ++r) {
+    CValue item;
+    const std::uint64_t salt = combine(hashText("getitem"), r);
+    std::optional<Shape> shape;
+    for (std::size_t user : users)
+      if (takesElement(user, r) && !shape) shape = annotatedShape(user);
+    std::optional<Layout> view;
+    if (std::optional<std::size_t> k = behaviour.resultViewOf(r, tensors.size()); k && shape)
+      view = viewForResult(tensors[*k], *shape);
+    if (view) {
+      item.kind = CValue::Kind::Tensor;
+      item.t = *view;
+    } else if (shape) {
+      item.kind = CValue::Kind::Tensor;
+      fresh(*shape, item.t);
+      emitHashFill(item.t, digest, salt);
+    } else {
+      item.kind = CValue::Kind::Opaque;
+      item.slot = newOpaque();
+      emitOpaqueCombine(item.slot, digest, salt);
+    }
+    lists_[at + r] = item;
+  }
+  CValue list;
+  list.kind = CValue::Kind::List;
+  list.itemsAt = at;
+  list.itemsCount = static_cast<std::uint32_t>(count);
+  return list;
 }
 
 CValue ElementCompiler::compileHashOp(const Call& call) {
