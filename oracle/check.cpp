@@ -3,6 +3,7 @@
 // Checker::check runs in four phases: place, compile, then run and compare per input set and
 // view mode (placeProgram, compilePrograms, runPrograms, compareRuns).
 #include <algorithm>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <span>
@@ -208,8 +209,16 @@ void placeProgram(const CheckInput& in, CheckReport& report, Placed& out) {
   PlaceOptions placing;
   placing.keepInput = true;
   placing.explain = false;
-  out.placed = in.options.placeWith ? in.options.placeWith(in.program, in.schemas)
-                                    : place(in.program, in.options.placement, in.schemas, placing);
+  // A placement that throws (a broken invariant inside it) has failed on this program: that is a
+  // finding against the placement under test, to be recorded and shrunk, not an error of the check.
+  try {
+    out.placed = in.options.placeWith ? in.options.placeWith(in.program, in.schemas)
+                                      : place(in.program, in.options.placement, in.schemas, placing);
+  } catch (const std::exception& e) {
+    report.placementFailure = std::string("the placement threw: ") + e.what();
+    out.program = nullptr;
+    return;
+  }
   const PlacedProgram& placed = out.placed;
   if (placed.failure) report.placementFailure = placed.failure;
   out.program = placed.failure ? nullptr : placed.keptInput ? &in.program : &placed.program;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -386,6 +387,40 @@ TEST(Campaign, AFindingAgainstABrokenEarlyShrinksToAFewNodes) {
     }
     EXPECT_EQ(shrunkFindings, 6) << broken.name << ": too few findings in 3000 cases";
   }
+}
+
+// A placement that throws on some programs (here: any program with a multiplication, as an
+// internal invariant of a broken placement would) has failed on them: each is a "placement
+// failed" finding that names the exception and shrinks like any other, never an internal error
+// of the campaign.
+TEST(Campaign, APlacementThatThrowsIsAFindingAndShrinks) {
+  const oracle::PlaceFunction throwsOnMul = [](const Program& p, const SchemaTable& schemas) {
+    for (const Node& n : p.graph.nodes)
+      if (n.op == NodeOp::CallFunction && std::string_view(n.target).starts_with("aten::mul"))
+        throw std::logic_error("invariant broken at " + n.name);
+    return place(p, Placement::Early, schemas);
+  };
+  CampaignOptions options;
+  options.placement = Placement::Early;
+  options.placeWith = throwsOnMul;
+  const gen::Generator generator(campaignGenOptions(options));
+  int shrunkFindings = 0;
+  for (std::uint64_t i = 0; i < 300 && shrunkFindings < 3; ++i) {
+    const std::uint64_t seed = caseSeed(5, 0, i);
+    const CaseResult result = runCase(seed, options, generator);
+    if (!result.finding) continue;
+    ASSERT_TRUE(result.report.placementFailure) << "seed " << seed;
+    EXPECT_TRUE(result.report.placementFailure->starts_with("the placement threw: invariant broken at "))
+        << *result.report.placementFailure;
+    EXPECT_EQ(result.finding->verdict, kPlacementFailed);
+    const ShrunkFinding s = shrinkFinding(result.program, *result.finding, seed, options.inputs, builtins(), throwsOnMul);
+    ASSERT_TRUE(s.reproduced) << "seed " << seed;
+    ++shrunkFindings;
+    EXPECT_EQ(s.key.verdict, kPlacementFailed);
+    EXPECT_LE(s.bodyNodesAfter, 2u) << writeProgram(s.program);
+    EXPECT_EQ(checkWith(s.program, Placement::Early, seed).verdict, oracle::Verdict::Holds) << writeProgram(s.program);
+  }
+  EXPECT_EQ(shrunkFindings, 3) << "too few programs with a multiplication in 300 cases";
 }
 
 // The variant that treats ops without a schema as pure is found by every run seed within a few
