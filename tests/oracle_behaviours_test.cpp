@@ -84,6 +84,52 @@ TEST(OracleBehaviours, PureTreatingPlacementFailsOnDelegateHazards) {
   }
 }
 
+// A custom op that reads buffer s before the value's copy could go, with or without a declared
+// schema (`Schemas:`) saying it is pure.
+Program customReaderOfBuffer(bool declared) {
+  std::string text = R"(ExportedProgram:
+    class GraphModule(torch.nn.Module):
+        def forward(self, b_s: "f32[4]", x: "f32[4]"):
+            mul: "f32[4]" = torch.ops.aten.mul.Tensor(x, 2)
+            foo: "f32[4]" = torch.ops.my_ops.foo.default(b_s)
+            add: "f32[4]" = torch.ops.aten.add.Tensor(foo, 1)
+            return (mul, add)
+
+Graph signature:
+    # inputs
+    b_s: BUFFER target='s' persistent=True
+    x: USER_INPUT
+
+    # outputs
+    mul: BUFFER_MUTATION target='s'
+    add: USER_OUTPUT
+)";
+  if (declared) text += "\nSchemas:\n    my_ops::foo(Tensor x) -> Tensor\n";
+  Result<Program> p = readProgram(text, declared ? "declared.txt" : "undeclared.txt");
+  EXPECT_TRUE(p.ok()) << formatAll(p.errors);
+  return p.ok() ? *p.value : Program{};
+}
+
+// A declared schema is honoured exactly: the oracle draws no behaviour for that op. `early`
+// trusts the declaration (its copy goes right after %foo, the last reader of s) and holds in
+// every draw. The same placed program judged with %foo undeclared fails in some draw (%foo's
+// result a view of s, say), so a behaviour drawn for the declared op would have shown.
+TEST(OracleBehaviours, ADeclaredSchemaGetsNoDrawnBehaviour) {
+  const Program declared = customReaderOfBuffer(true);
+  const Program undeclared = customReaderOfBuffer(false);
+  const PlacedProgram trusting = place(declared, Placement::Early, schemasFor(declared, builtinSchemas()));
+  ASSERT_FALSE(trusting.failure);
+  EXPECT_EQ(checkWith(declared, {}, 16).verdict, Verdict::Holds) << formatReport(checkWith(declared, {}, 16));
+  const PlaceFunction asIfDeclared = [&](const Program&, const SchemaTable&) {
+    PlacedProgram same = trusting;
+    same.program.schemas = undeclared.schemas;
+    return same;
+  };
+  EXPECT_EQ(checkWith(undeclared, {}, 16).verdict, Verdict::Holds);
+  EXPECT_EQ(checkWith(undeclared, asIfDeclared, 1).verdict, Verdict::Holds);  // draw 0 cannot tell
+  EXPECT_EQ(checkWith(undeclared, asIfDeclared, 16).verdict, Verdict::PlacementBug);
+}
+
 TEST(OracleBehaviours, ReplayLineNamesBehavioursOtherThanTheDefault) {
   const Program p = hazard(kDelegateHazards[0]);
   const CheckReport report = checkWith(p, testing::earlyTreatingSchemalessAsPure, 8);
