@@ -201,8 +201,12 @@ void ElementCompiler::compileGetitem(const Node& n) {
   // An element of an opaque (schema-less) result: fresh, derived from the container's digest.
   std::uint32_t from = container.slot;
   std::uint64_t salt = combine(hashText("getitem"), static_cast<std::uint64_t>(i));
+  values_[current_] = derivedElement(annotatedShape(current_), from, salt);
+}
+
+CValue ElementCompiler::derivedElement(const std::optional<Shape>& shape, std::uint32_t from, std::uint64_t salt) {
   CValue v;
-  if (std::optional<Shape> shape = annotatedShape(current_)) {
+  if (shape) {
     v.kind = CValue::Kind::Tensor;
     fresh(*shape, v.t);
     emitHashFill(v.t, from, salt);
@@ -211,7 +215,7 @@ void ElementCompiler::compileGetitem(const Node& n) {
     v.slot = newOpaque();
     emitOpaqueCombine(v.slot, from, salt);
   }
-  values_[current_] = v;
+  return v;
 }
 
 void ElementCompiler::rebind(const Call& call, std::size_t k, std::size_t item, bool isItem, const CValue& next) {

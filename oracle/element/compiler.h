@@ -737,6 +737,9 @@ class ElementCompiler {
   // A schema-less target, in the behaviour ExecOptions::behaviour draws for it (oracle.h:
   // HavocBehaviour).
   void compileSchemaless(const Node& n, const OpInfo& info);
+  // An element of an opaque (schema-less) result that is not a view: a fresh tensor of `shape`
+  // filled from digest `from`, or an opaque value derived from it when the shape is unknown.
+  CValue derivedElement(const std::optional<Shape>& shape, std::uint32_t from, std::uint64_t salt);
 
   // The tensors of a value (a list's items in order, flattened).
   void collectTensors(const CValue& v, std::vector<Layout>& out) const;

@@ -154,7 +154,6 @@ std::optional<CValue> ElementCompiler::viewElements(const HavocBehaviour& behavi
   if (!anyView || count > 64) return std::nullopt;
   const std::uint32_t at = newList(count);  // fresh CValues: made by index below
   for (std::size_t r = 0; r < count; ++r) {
-    CValue item;
     const std::uint64_t salt = combine(hashText("getitem"), r);
     std::optional<Shape> shape;
     for (std::size_t user : users)
@@ -162,17 +161,12 @@ std::optional<CValue> ElementCompiler::viewElements(const HavocBehaviour& behavi
     std::optional<Layout> view;
     if (std::optional<std::size_t> k = behaviour.resultViewOf(r, tensors.size()); k && shape)
       view = viewForResult(tensors[*k], *shape);
+    CValue item;
     if (view) {
       item.kind = CValue::Kind::Tensor;
       item.t = *view;
-    } else if (shape) {
-      item.kind = CValue::Kind::Tensor;
-      fresh(*shape, item.t);
-      emitHashFill(item.t, digest, salt);
     } else {
-      item.kind = CValue::Kind::Opaque;
-      item.slot = newOpaque();
-      emitOpaqueCombine(item.slot, digest, salt);
+      item = derivedElement(shape, digest, salt);
     }
     lists_[at + r] = item;
   }
