@@ -37,7 +37,7 @@ std::vector<std::string> featureNames() {
           "several_buffers",    "user_input_mutation", "placeholder_value",  "buffer_value_other",
           "dependent_copy",     "cyclic_copy",         "lineage_same_target", "lineage_other_target",
           "no_placeholders",    "output_aliases_buffer", "fqn_collision",    "shuffled_outputs",
-          "parameter"};
+          "parameter",          "two_written_arguments"};
 }
 
 namespace {
@@ -1047,11 +1047,47 @@ class Session {
     if (!state) state = choose([](const Val& v) { return v.writable; });
     if (!state) return false;
     const std::string stateName = vals_[*state].name;
+    if (ch_.flip(0.3) && emitTwoWrites(*state)) return true;
     const std::size_t x = anyValue();
     if (ch_.flip(0.5)) pb_.call("wbgen::update_state", {pb_.ref(stateName), ref(x)});
     else pb_.call("wbgen::accumulate_into", {ref(x), pb_.ref(stateName)});
     noteDirectWrite(stateName);
     feature("mutable_custom_op");
+    return true;
+  }
+
+  std::string storageOf(const Val& v) const { return v.base.empty() ? v.name : v.base; }
+
+  // An op that writes two arguments (`(a!)` and `(b!)`): batch norm in training mode updating
+  // its running mean and variance, when the two states fit it, else the generator's
+  // wbgen::update_pair. The second state lives in other storage than the first: an analysis
+  // that takes only an op's first written argument must see a write it misses.
+  bool emitTwoWrites(std::size_t first) {
+    const Val& a = vals_[first];
+    const std::string firstStorage = storageOf(a);
+    auto second = choose([&](const Val& v) { return v.writable && storageOf(v) != firstStorage; });
+    if (!second) return false;
+    const std::string firstName = vals_[first].name, secondName = vals_[*second].name;
+    const TensorType ta = vals_[first].type;
+    const Dims da = vals_[first].dims;
+    const bool fitsBatchNorm = ta.dtype == "f32" && da.size() == 1 && vals_[*second].type == ta;
+    if (fitsBatchNorm && ch_.flip(0.6)) {
+      const std::int64_t channels = da[0];
+      const std::int64_t batch = ch_.pick(1, std::max<std::int64_t>(1, std::min<std::int64_t>(3, cap() / channels)));
+      const TensorType inputType = tensorType("f32", {batch, channels});
+      const std::size_t input = valueOfType(inputType);
+      const std::string call = pb_.call("aten::_native_batch_norm_legit",
+                                        {ref(input), Arg::none(), Arg::none(), pb_.ref(firstName), pb_.ref(secondName),
+                                         Arg::ofBool(true), Arg::ofFloat(0.1), Arg::ofFloat(1e-5)});
+      fresh(pb_.getitem(call, 0, inputType), inputType);
+      feature("multi_output_getitem");
+    } else {
+      pb_.call("wbgen::update_pair", {pb_.ref(firstName), pb_.ref(secondName), ref(anyValue())});
+    }
+    noteDirectWrite(firstName);
+    noteDirectWrite(secondName);
+    feature("mutable_custom_op");
+    feature("two_written_arguments");
     return true;
   }
 

@@ -11,7 +11,7 @@ namespace {
 
 // Ops that may be emitted but are not (yet) in core/schemas.txt, with their real schemas.
 // The generator's own custom ops live in namespace `wbgen` and are declared in `Schemas:`.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kExtraSchemas{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kExtraSchemas{{
     {"aten::full",
      "aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, "
      "Device? device=None, bool? pin_memory=None) -> Tensor"},
@@ -24,6 +24,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kExtraSch
      "(Tensor, Tensor, Tensor, Tensor, Tensor)"},
     {"wbgen::update_state", "wbgen::update_state(Tensor(a!) state, Tensor x) -> ()"},
     {"wbgen::accumulate_into", "wbgen::accumulate_into(Tensor x, Tensor(a!) acc) -> ()"},
+    {"wbgen::update_pair", "wbgen::update_pair(Tensor(a!) first, Tensor(b!) second, Tensor x) -> ()"},
     {"wbgen::scale_all_", "wbgen::scale_all_(Tensor(a!)[] self, Scalar s) -> ()"},
     {"wbgen::scaled", "wbgen::scaled(Tensor self, Scalar s) -> Tensor"},
 }};

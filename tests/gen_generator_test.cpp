@@ -202,6 +202,15 @@ TEST(GenGenerator, EveryFeatureAndModeOccurs) {
   EXPECT_NE(formatStats(stats).find("several_buffers"), std::string::npos);
 }
 
+// An analysis that takes only an op's first `(a!)` argument as written (bench/mutants/m20) is
+// wrong only on programs with ops that write two: batch norm's running statistics, and the
+// generator's own wbgen::update_pair.
+TEST(GenGenerator, SomeOpsWriteTwoArguments) {
+  GenStats stats = collectStats(0, 2000);
+  EXPECT_GT(stats.ops["aten::_native_batch_norm_legit"], 0) << formatStats(stats);
+  EXPECT_GT(stats.ops["wbgen::update_pair"], 0) << formatStats(stats);
+}
+
 TEST(GenGenerator, StatsCountTheProgramsWithOpsWithoutASchema) {
   GenStats stats = collectStats(0, 500);
   // Delegates and undeclared custom ops (my_ops::mystery) come from the swarm policy; a
