@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,6 +77,28 @@ Result<Program> readProgram(std::string_view text, std::string_view fileName, co
 // and, when present, "Schemas:" and "Range constraints:". Node meta is written as a trailing
 // `# meta: k=v` comment.
 std::string writeProgram(const Program& program);
+
+// The printed forms a pass command can be given (DESIGN §3; docs/pass-protocol.md, --pass-form).
+// Each is written so that readProgram reads it back to an equal program (read(write(p, f)) == p,
+// under the same conditions as form 1), or not at all (programFormCannotCarry):
+// - ExportedProgram (1): `print(exported_program)`, writeProgram(program).
+// - GraphModuleCode (2): `graph_module.code` as FX generates it (a bare `def forward(self, ...)`,
+//   four-space body, `;  x = None` after a value's last use), with print_readable()'s type
+//   annotations (the shapes the oracle runs with; gm.code alone has none) and followed by the
+//   graph signature in text form (PyTorch prints none with the code, but the mutation outputs are
+//   what the pass works on), `Schemas:` and `Range constraints:`.
+// - StrGraph (3): `str(graph)` (`graph():`, `%name : Tensor "f32[4]" [num_users=1] =
+//   call_function[target=...](args = (...), kwargs = {...})`, `return (...)`), followed by the
+//   same sections as form 2.
+enum class ProgramForm : std::uint8_t { ExportedProgram = 1, GraphModuleCode = 2, StrGraph = 3 };
+
+// Writes `program` in `form`; ExportedProgram is writeProgram(program). Call only when
+// programFormCannotCarry(program, form) is empty.
+std::string writeProgram(const Program& program, ProgramForm form);
+
+// Why `form` cannot carry `program` whole (empty when it can): forms 2 and 3 print one graph,
+// so a program with submodules (control-flow branches) needs form 1.
+std::string programFormCannotCarry(const Program& program, ProgramForm form);
 
 // A single argument of a node of `graph` as PyTorch prints it inside a call: `x` (the name of
 // the node a reference indexes), `[2, 2]`, `torch.float32`, 'none'.

@@ -1,9 +1,11 @@
-// core/text_writer.cpp: the writer of form 1 (writeProgram), argument and target printing, and
+// core/text_writer.cpp: the writers of forms 1, 2 and 3 (writeProgram), argument and target printing, and
 // target normalisation (core/text.h).
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "core/text.h"
 #include "core/text_syntax.h"
@@ -257,6 +259,139 @@ void writeSignature(std::string& out, const Program& program) {
   for (const OutputSpec& spec : signature.outputs) out += "    " + formatOutputSpec(spec) + "\n";
 }
 
+// The sections after the graph, the same in every form.
+void writeSections(std::string& out, const Program& program) {
+  out += "\n";
+  writeSignature(out, program);
+  if (!program.schemas.empty()) {
+    out += "\nSchemas:\n";
+    for (const std::string& schema : program.schemas) out += "    " + schema + "\n";
+  }
+  if (!program.rangeConstraints.empty()) out += "\nRange constraints: " + program.rangeConstraints + "\n";
+}
+
+// Calls `visit` on every node reference inside `arg`, in the order printed.
+template <typename Visit>
+void forEachReference(const Arg& arg, const Visit& visit) {
+  if (arg.isRef()) visit(arg.node);
+  for (const Arg& item : arg.items) forEachReference(item, visit);
+}
+
+template <typename Visit>
+void forEachReference(const Node& node, const Visit& visit) {
+  for (const Arg& a : node.args) forEachReference(a, visit);
+  for (const auto& [key, value] : node.kwargs) forEachReference(value, visit);
+}
+
+// --- Form 2: graph_module.code -----------------------------------------------------------------
+
+// FX's codegen frees each value after its last use: `;  a = b = None` ends the line of the node
+// that uses them last (a value nobody uses is freed after its own line; the output node frees
+// nothing).
+std::vector<std::vector<std::size_t>> valuesFreedAfter(const Graph& graph) {
+  const std::size_t n = graph.nodes.size();
+  std::vector<std::vector<std::size_t>> freed(n);
+  std::vector<bool> seen(n, false);
+  std::vector<bool> used(n, false);
+  for (std::size_t i = n; i-- > 0;) {
+    forEachReference(graph.nodes[i], [&](NodeId r) {
+      if (r >= n) return;
+      used[r] = true;
+      if (seen[r]) return;
+      seen[r] = true;
+      if (!graph.nodes[i].isOutput()) freed[i].push_back(r);
+    });
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (!used[i] && !graph.nodes[i].isPlaceholder() && !graph.nodes[i].isOutput()) freed[i].push_back(i);
+  return freed;
+}
+
+void writeModuleCode(std::string& out, const Graph& graph) {
+  out += "def forward(" + formatParameters(graph) + "):\n";
+  const std::vector<std::vector<std::size_t>> freed = valuesFreedAfter(graph);
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    if (node.isPlaceholder()) continue;
+    if (node.isOutput()) {
+      out += "    " + formatReturn(node, graph) + formatMeta(node.meta) + "\n";
+      continue;
+    }
+    out += "    " + node.name;
+    if (!node.typeText.empty()) out += ": " + quoteType(node.typeText);
+    out += " = " + formatRightHandSide(node, graph);
+    if (!freed[i].empty()) {
+      out += ";  ";
+      for (std::size_t v : freed[i]) out += graph.nodes[v].name + " = ";
+      out += "None";
+    }
+    out += formatMeta(node.meta) + "\n";
+  }
+}
+
+// --- Form 3: str(graph) ------------------------------------------------------------------------
+
+// An argument as str(graph) prints it: node references as `%name`.
+std::string formatStrArg(const Arg& arg, const Graph& graph) {
+  auto join = [&graph](const CompactVector<Arg>& items) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + formatStrArg(items[i], graph);
+    return out;
+  };
+  switch (arg.kind) {
+    case Arg::Kind::Ref: return "%" + formatArg(arg, graph);
+    case Arg::Kind::List: return "[" + join(arg.items) + "]";
+    case Arg::Kind::Tuple: return "(" + join(arg.items) + (arg.items.size() == 1 ? ",)" : ")");
+    default: return formatArg(arg, graph);
+  }
+}
+
+std::string_view strOpName(NodeOp op) {
+  switch (op) {
+    case NodeOp::Placeholder: return "placeholder";
+    case NodeOp::GetAttr: return "get_attr";
+    case NodeOp::CallModule: return "call_module";
+    default: return "call_function";
+  }
+}
+
+void writeStrGraph(std::string& out, const Graph& graph) {
+  // FX's num_users: the distinct nodes that use a node.
+  std::vector<std::size_t> users(graph.nodes.size(), 0);
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    std::vector<NodeId> mine;
+    forEachReference(graph.nodes[i], [&](NodeId r) {
+      if (r < users.size() && std::find(mine.begin(), mine.end(), r) == mine.end()) mine.push_back(r);
+    });
+    for (NodeId r : mine) ++users[r];
+  }
+  out += "graph():\n";
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    if (node.isOutput()) {
+      out += "    " + formatReturn(node, graph) + formatMeta(node.meta) + "\n";
+      continue;
+    }
+    out += "    %" + node.name + " : ";
+    if (!node.typeText.empty()) out += "Tensor " + quoteType(node.typeText) + " ";
+    out += "[num_users=" + std::to_string(users[i]) + "] = " + std::string(strOpName(node.op)) + "[target=";
+    out += node.op == NodeOp::CallFunction ? printTarget(node.target) : std::string(node.target);
+    out += "]";
+    if (node.op == NodeOp::CallFunction || node.op == NodeOp::CallModule) {
+      out += "(args = (";
+      for (std::size_t a = 0; a < node.args.size(); ++a) out += (a ? ", " : "") + formatStrArg(node.args[a], graph);
+      out += node.args.size() == 1 ? ",), kwargs = {" : "), kwargs = {";
+      bool first = true;
+      for (const auto& [key, value] : node.kwargs) {
+        out += (first ? "" : ", ") + key + ": " + formatStrArg(value, graph);
+        first = false;
+      }
+      out += "})";
+    }
+    out += formatMeta(node.meta) + "\n";
+  }
+}
+
 }  // namespace
 
 std::string writeProgram(const Program& program) {
@@ -266,14 +401,24 @@ std::string writeProgram(const Program& program) {
     out += "\n        class " + sub.name + "(torch.nn.Module):\n";
     writeForward(out, sub.graph, "            ");
   }
-  out += "\n";
-  writeSignature(out, program);
-  if (!program.schemas.empty()) {
-    out += "\nSchemas:\n";
-    for (const std::string& schema : program.schemas) out += "    " + schema + "\n";
-  }
-  if (!program.rangeConstraints.empty()) out += "\nRange constraints: " + program.rangeConstraints + "\n";
+  writeSections(out, program);
   return out;
+}
+
+std::string writeProgram(const Program& program, ProgramForm form) {
+  if (form == ProgramForm::ExportedProgram) return writeProgram(program);
+  std::string out;
+  if (form == ProgramForm::GraphModuleCode) writeModuleCode(out, program.graph);
+  else writeStrGraph(out, program.graph);
+  writeSections(out, program);
+  return out;
+}
+
+std::string programFormCannotCarry(const Program& program, ProgramForm form) {
+  if (form == ProgramForm::ExportedProgram || program.submodules.empty()) return {};
+  return "the program has " + std::to_string(program.submodules.size()) +
+         " submodule(s) (control-flow branches), which form " + std::to_string(static_cast<int>(form)) +
+         " cannot carry (it prints one graph): use form 1";
 }
 
 }  // namespace wb

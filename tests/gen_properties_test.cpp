@@ -118,6 +118,21 @@ RC_GTEST_PROP(GenProperties, ReadOfWriteIsIdentity, ()) {
   RC_ASSERT(*back == p);
 }
 
+// The forms a pass command can be given instead (--pass-form): generated programs have no
+// submodules, so both carry every one of them.
+RC_GTEST_PROP(GenProperties, ReadOfWriteIsIdentityInFormsTwoAndThree, ()) {
+  const Program p = drawProgram();
+  for (ProgramForm form : {ProgramForm::GraphModuleCode, ProgramForm::StrGraph}) {
+    RC_ASSERT(programFormCannotCarry(p, form).empty());
+    const std::string text = writeProgram(p, form);
+    Result<Program> back = readProgram(text);
+    if (!back.ok()) RC_LOG() << formatAll(back.errors) << text;
+    RC_ASSERT(back.ok());
+    if (!(*back == p)) RC_LOG() << "form " << static_cast<int>(form) << ":\n" << text << "--- read back:\n" << writeProgram(*back);
+    RC_ASSERT(*back == p);
+  }
+}
+
 // Up to the clones early inserts: a cycle of copies (a := old b, b := old a) makes early clone
 // one value, which end does not (end is wrong there: S_seq != S_par), so the clone's bytes can
 // make early's peak larger (found by this property; e.g. three buffers with count := old state,

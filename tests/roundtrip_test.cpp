@@ -54,6 +54,47 @@ TEST(RoundTrip, EverySharedRealGraph) {
   }
 }
 
+// Forms 2 and 3 (what --pass-form gives a pass command) read back to the same program, or say
+// why they cannot carry it (submodules); the text they print is that form's, not form 1's.
+void expectFormsRoundTrip(const Program& p, const std::string& what) {
+  for (ProgramForm form : {ProgramForm::GraphModuleCode, ProgramForm::StrGraph}) {
+    const std::string why = programFormCannotCarry(p, form);
+    if (!why.empty()) {
+      EXPECT_FALSE(p.submodules.empty()) << what << ": " << why;
+      continue;
+    }
+    const std::string written = writeProgram(p, form);
+    EXPECT_EQ(written.rfind(form == ProgramForm::StrGraph ? "graph():\n" : "def forward(self", 0), 0u) << written;
+    Result<Program> again = readProgram(written, what + " (written)");
+    ASSERT_TRUE(again.ok()) << what << ", form " << static_cast<int>(form) << ":\n"
+                            << formatAll(again.errors) << "\n--- written:\n" << written;
+    EXPECT_TRUE(*again == p) << what << ", form " << static_cast<int>(form) << ": read(write(p)) != p\n--- written:\n"
+                             << written << "\n--- read back, in form 1:\n" << writeProgram(*again);
+    EXPECT_EQ(again->signatureInferred, p.signatureInferred) << what;
+  }
+}
+
+TEST(RoundTrip, EveryCorpusFileInFormsTwoAndThree) {
+  std::size_t withSubmodules = 0;
+  for (const fs::path& path : testing::filesUnder(testing::corpusDir())) {
+    SCOPED_TRACE(path.string());
+    Result<Program> r = readProgram(testing::readFile(path), path.string());
+    ASSERT_TRUE(r.ok()) << formatAll(r.errors);
+    withSubmodules += !r->submodules.empty();
+    expectFormsRoundTrip(*r, path.string());
+  }
+  EXPECT_GE(withSubmodules, 1u);  // the corpus has one (h5): the refusal is exercised
+}
+
+TEST(RoundTrip, EverySharedRealGraphInFormsTwoAndThree) {
+  for (const fs::path& path : testing::filesUnder(testing::realGraphsDir())) {
+    SCOPED_TRACE(path.string());
+    Result<Program> r = readProgram(testing::readFile(path), path.string());
+    ASSERT_TRUE(r.ok()) << formatAll(r.errors);
+    expectFormsRoundTrip(*r, path.string());
+  }
+}
+
 // --- Constructed programs: values the printouts rarely show ----------------------------------
 
 
@@ -135,6 +176,7 @@ Program edgeCaseProgram() {
 }
 
 TEST(RoundTrip, ConstructedEdgeCases) { expectRoundTrip(edgeCaseProgram(), "edge cases"); }
+TEST(RoundTrip, ConstructedEdgeCasesInFormsTwoAndThree) { expectFormsRoundTrip(edgeCaseProgram(), "edge cases"); }
 
 TEST(RoundTrip, EmptySignatureAndEmptyReturn) {
   Program p;
@@ -272,6 +314,30 @@ TEST(RoundTrip, AnInferredSignatureIsSaidToBeInferred) {
   expectRoundTrip(inferred, "inferred");
   const Program printed = readOk(std::string(kStrGraph) + "\n" + kTextForm, "with its signature");
   EXPECT_EQ(writeProgram(printed).find("inferred"), std::string::npos);
+}
+
+TEST(RoundTrip, FormTwoIsModuleCodeWithItsDeletionsAndFormThreeIsStrGraph) {
+  const Program p = readOk(std::string(kPrintedGraph) + "\nGraph signature:\n    # inputs\n"
+                           "    p_weight: PARAMETER target='weight'\n    b_buf: BUFFER target='buf' persistent=True\n"
+                           "    arg0_1: USER_INPUT\n    x: USER_INPUT\n\n    # outputs\n"
+                           "    add: BUFFER_MUTATION target='buf'\n    add_1: USER_INPUT_MUTATION target='arg0_1'\n"
+                           "    mul: USER_OUTPUT\n",
+                           "print(ep)");
+  const std::string code = writeProgram(p, ProgramForm::GraphModuleCode);
+  EXPECT_NE(code.find("def forward(self, p_weight: \"f32[4]\", b_buf: \"f32[4]\", arg0_1: \"f32[4]\", x: \"f32[4]\"):\n"
+                      "    mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(x, p_weight);  x = p_weight = None\n"
+                      "    add: \"f32[4]\" = torch.ops.aten.add.Tensor(b_buf, mul);  b_buf = None\n"),
+            std::string::npos)
+      << code;
+  EXPECT_NE(code.find("\nGraph signature:\n"), std::string::npos) << code;
+  const std::string graph = writeProgram(p, ProgramForm::StrGraph);
+  EXPECT_NE(graph.find("    %b_buf : Tensor \"f32[4]\" [num_users=1] = placeholder[target=b_buf]\n"), std::string::npos) << graph;
+  EXPECT_NE(graph.find("    %mul : Tensor \"f32[4]\" [num_users=2] = call_function[target=torch.ops.aten.mul.Tensor]"
+                       "(args = (%x, %p_weight), kwargs = {})\n"),
+            std::string::npos)
+      << graph;
+  EXPECT_NE(graph.find("    return (add, add_1, mul)\n"), std::string::npos) << graph;
+  expectFormsRoundTrip(p, "print(ep)");
 }
 
 // --- Golden files: the writer's exact output ------------------------------------------------
