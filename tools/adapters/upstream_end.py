@@ -4,100 +4,217 @@ wbcheck, for `wbcheck check|fuzz|shrink --pass-cmd` (docs/pass-protocol.md): the
 protocol, or the persistent one with --persistent.
 
 It reads a program in form 1 (as `wbcheck gen` prints it) on standard input and prints the placed
-program on standard output, placing copies as ExecuTorch's upstream pass does (executorch-
-semantics §1): one `copy_(target, value)` per mutation output, all just before the return, in
-output-spec order; the copies come first in the output tuple and the output specs are renamed by
-position. That layout is upstream's bug B2, and the sequential order of the copies at the end is
-B3/H8: the tests use this adapter to show that a pass in another language is checked, and its
-bugs found and shrunk, from the outside. Standard library only; it edits the text, it does not
-interpret it.
+program on standard output, doing what ExecuTorch's upstream `insert_write_back_for_buffers_pass`
+does (executorch-semantics §2.1-§2.3), line for line:
+
+- `input_name_to_node`: one plain dict from the lifted inputs' targets (buffers, parameters,
+  constants, custom objects) and the tensor user inputs' names to their placeholders, a later
+  entry hiding an earlier one of the same name;
+- a mutation output gets no copy when its target is not in that dict, or when `_inplace_lineage`
+  holds: its value is an in-place op's result whose `self` chain ends at *any* buffer (any user
+  input, for a user-input mutation), not only the target: bug B1;
+- one `copy_(input_name_to_node[target], value)` per other mutation output, all just before the
+  return, in output-spec order (named as FX names them: copy__default, copy__default_1, ...): the
+  sequential order is B3/H8;
+- the new output tuple is the copies followed by the outputs that got none, in order, and the
+  mutation specs are renamed by position in it: bug B2;
+- `graph.eliminate_dead_code()`: a node nobody uses that is not impure is erased.
+
+The tests use it to show that a pass in another language is checked, and its bugs found and
+shrunk, from the outside, with the verdicts of wbcheck's C++ model of the same code
+(core/placement_models.cpp). Standard library only; it edits the text, it does not interpret it.
+What it knows of schemas is what the text shows: aten ops are known, their in-place kind and
+mutability read from their names (`add_`, `.out`), custom ops from the `Schemas:` section.
 """
 import re
 import sys
 
-RETURN = re.compile(r"^(\s+)return (.*)$")
-DEFINITION = re.compile(r"^\s+([A-Za-z_][A-Za-z_0-9]*)(: \"[^\"]*\")? = (?:torch\.ops\.aten\.([A-Za-z_0-9]+)\.[A-Za-z_0-9]+\(([A-Za-z_][A-Za-z_0-9]*))?")
-PARAMETER = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)(: \"[^\"]*\")?")
+RETURN = re.compile(r"^(\s+)return\b ?(.*?)(\s+#.*)?$")
+# name[: "type"] = right-hand side
+DEFINITION = re.compile(r"^(\s+)([A-Za-z_][A-Za-z_0-9]*)(?:: (\"[^\"]*\"))? = (.*)$")
+CALL = re.compile(r"torch\.ops\.([A-Za-z_0-9]+)\.([A-Za-z_0-9]+)(?:\.([A-Za-z_0-9]+))?\((.*)$")
+PARAMETER = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)(?:: (\"[^\"]*\"))?")
 SPEC = re.compile(r"^(\s+)([A-Za-z_][A-Za-z_0-9]*): ([A-Z_]+)(.*)$")
 TARGET = re.compile(r"target='([^']*)'")
+NAME = re.compile(r"(?<![.\w])([A-Za-z_][A-Za-z_0-9]*)\b(?!\s*=[^=])")
+STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+SCHEMA = re.compile(r"^\s+([A-Za-z_0-9]+)::([A-Za-z_0-9]+)(?:\.([A-Za-z_0-9]+))?\((.*)$")
+
+LIFTED_KINDS = ("BUFFER", "CONSTANT_TENSOR", "PARAMETER", "CUSTOM_OBJ")
+MUTATION_KINDS = ("BUFFER_MUTATION", "USER_INPUT_MUTATION")
+AUGMENTED = {"iadd", "isub", "imul", "idiv", "imod", "ipow", "ilshift", "irshift", "iand", "ixor", "ior"}
+# aten ops that write an argument without an in-place or out name.
+MUTABLE_ATEN = {"_native_batch_norm_legit"}
+# torch/fx/node.py: nodes FX keeps though nobody uses them.
+SIDE_EFFECTFUL = {"aten._assert_async", "aten._assert_scalar", "aten._assert_tensor_metadata", "aten.copy_",
+                  "aten.set_", "aten.index_put_", "aten.sym_constrain_range", "aten.sym_constrain_range_for_size"}
+SEEDED = {"rand", "rand_like", "randn", "randn_like", "randint", "randint_like", "randperm", "bernoulli",
+          "bernoulli_", "dropout", "native_dropout", "normal", "normal_", "uniform_", "multinomial", "poisson",
+          "exponential_", "geometric_", "cauchy_", "log_normal_", "random_", "rrelu", "rrelu_with_noise"}
+
+
+def is_inplace_kind(op):
+    """torchgen's SchemaKind.inplace: a trailing underscore, or an augmented dunder."""
+    if op.startswith("__") and op.endswith("__") and len(op) > 4:
+        return op[2:-2] in AUGMENTED
+    return op.endswith("_") and not op.endswith("__")
+
+
+class Node:
+    __slots__ = ("line", "name", "annotation", "namespace", "op", "overload", "first_arg", "uses", "kind")
+
+    def __init__(self, line, name, annotation, rhs):
+        self.line, self.name, self.annotation = line, name, annotation or ""
+        self.namespace = self.op = self.overload = self.first_arg = None
+        call = CALL.match(rhs)
+        if call:
+            self.kind = "call_function"
+            self.namespace, self.op, self.overload, args = call.groups()
+            first = re.match(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*[,)]", args)
+            self.first_arg = first.group(1) if first else None
+        elif rhs.startswith("self.") and "(" in rhs:
+            self.kind = "call_module"
+        elif rhs.startswith("self."):
+            self.kind = "get_attr"
+        else:
+            self.kind = "call_function"  # operator.getitem (`split[0]`) and the like
+        # Every name the right-hand side mentions (strings, keyword names and dotted
+        # attributes left out); the caller keeps those that name nodes.
+        body = rhs.split("  #", 1)[0]
+        body = body[body.index("("):] if call or self.kind == "call_module" else body
+        self.uses = NAME.findall(STRING.sub("''", body))
 
 
 def place(text: str) -> str:
     lines = text.split("\n")
     forward = next(i for i, l in enumerate(lines) if l.lstrip().startswith("def forward(self"))
-    # Annotations of placeholders and nodes: a copy_ is annotated as its value is.
-    annotation = {m.group(1): m.group(2) or "" for m in PARAMETER.finditer(lines[forward].split("(self", 1)[1])}
-    inplace_of = {}  # node -> the first argument of the in-place aten op that defines it
-    names = set(annotation)
-    ret = None
+    parameters = lines[forward].split("(self", 1)[1].rsplit(")", 1)[0]
+    placeholders = [(m.group(1), m.group(2) or "") for m in PARAMETER.finditer(parameters)]
+    annotation = dict(placeholders)
+    nodes, ret = [], None
     for i in range(forward + 1, len(lines)):
-        m = DEFINITION.match(lines[i])
-        if m:
-            annotation[m.group(1)] = m.group(2) or ""
-            names.add(m.group(1))
-            if m.group(3) and m.group(3).endswith("_") and not m.group(3).startswith("_"):
-                inplace_of[m.group(1)] = m.group(4)
         if RETURN.match(lines[i]):
             ret = i
             break
-    indent, returned = RETURN.match(lines[ret]).groups()
+        m = DEFINITION.match(lines[i])
+        if m:
+            nodes.append(Node(i, m.group(2), m.group(3), m.group(4)))
+            annotation[m.group(2)] = m.group(3) or ""
+    by_name = {n.name: n for n in nodes}
+    indent, returned, return_comment = RETURN.match(lines[ret]).groups()
     single = not returned.startswith("(")
     values = [v.strip() for v in returned.strip("()").split(",") if v.strip()]
 
     sig = lines.index("Graph signature:")
     inputs = sig + lines[sig:].index("    # inputs")
     outputs = sig + lines[sig:].index("    # outputs")
-    placeholder_of_buffer = {}
-    for l in lines[inputs + 1:outputs]:
-        m = SPEC.match(l)
-        if m and m.group(3) == "BUFFER":
-            placeholder_of_buffer[TARGET.search(m.group(4)).group(1)] = m.group(2)
+    input_specs = [SPEC.match(l).groups() for l in lines[inputs + 1:outputs] if SPEC.match(l)]
     end = outputs + 1
     specs = []
     while end < len(lines) and SPEC.match(lines[end]):
         specs.append(SPEC.match(lines[end]).groups())
         end += 1
+    declared = {}  # "ns.op" -> the schema text, from the Schemas: section
+    if "Schemas:" in lines:
+        for l in lines[lines.index("Schemas:") + 1:]:
+            s = SCHEMA.match(l)
+            if not s:
+                break
+            declared[s.group(1) + "." + s.group(2)] = s.group(4)
 
-    buffers = set(placeholder_of_buffer.values())
+    # input_name_to_node: the lifted inputs' targets and the tensor user inputs' names.
+    kind_of = {}
+    input_name_to_node = {}
+    for (name, _), (_, spec_name, kind, rest) in zip(placeholders, input_specs):
+        kind_of[name] = kind
+        if kind in LIFTED_KINDS:
+            input_name_to_node[TARGET.search(rest).group(1)] = name
+        elif kind == "USER_INPUT" and (not annotation[name] or "[" in annotation[name]):
+            input_name_to_node[spec_name] = name
 
-    def inplace_lineage_ends_at_a_buffer(value):
-        # Upstream's `_inplace_lineage` accepts any buffer placeholder, not only the target:
-        # bug B1 (a value that is another buffer loses its write-back).
-        while value in inplace_of:
-            value = inplace_of[value]
-        return value in buffers
+    def has_schema(node):
+        return node.namespace is not None and node.namespace != "higher_order" and (
+            node.namespace == "aten" or node.namespace + "." + node.op in declared)
 
-    copies, inserted, copied = [], [], set()
-    for _, name, kind, rest in specs:
-        if kind == "BUFFER_MUTATION":
-            target = placeholder_of_buffer[TARGET.search(rest).group(1)]
-        elif kind == "USER_INPUT_MUTATION":
-            target = TARGET.search(rest).group(1)
-        else:
+    def inplace_lineage(value, mutation_kind):
+        # `_inplace_lineage`: self (args[0]) through in-place ops, to a placeholder of the
+        # kind, whichever it is (B1).
+        while value in by_name:
+            node = by_name[value]
+            if not (has_schema(node) and is_inplace_kind(node.op)) or node.first_arg is None:
+                return False
+            value = node.first_arg
+        wanted = "BUFFER" if mutation_kind == "BUFFER_MUTATION" else "USER_INPUT"
+        return kind_of.get(value) == wanted
+
+    taken = set(annotation)
+    copies, inserted, copied_positions = [], [], set()
+    for position, (_, name, kind, rest) in enumerate(specs):
+        if kind not in MUTATION_KINDS:
             continue
-        # Upstream skips a value that is an in-place lineage of a buffer: the buffer (it
-        # assumes the target) already holds it.
-        if kind == "BUFFER_MUTATION" and inplace_lineage_ends_at_a_buffer(name):
+        target = TARGET.search(rest).group(1)
+        if target not in input_name_to_node or inplace_lineage(name, kind):
             continue
-        copied.add(name)
-        copy = "copy_"
-        k = 0
-        while copy in names:
+        copied_positions.add(position)
+        k = len(copies)
+        copy = "copy__default" if k == 0 else f"copy__default_{k}"
+        while copy in taken:
             k += 1
-            copy = f"copy__{k}"
-        names.add(copy)
+            copy = f"copy__default_{k}"
+        taken.add(copy)
         copies.append(copy)
-        inserted.append(f"{indent}{copy}{annotation.get(name, '')} = torch.ops.aten.copy_.default({target}, {name})")
-    if not copies:
-        return text
-    # Upstream's layout: the copies first, then every returned value not copied (user outputs
-    # and skipped mutations); the specs are renamed by position.
-    new_values = copies + [v for v in values if v not in copied]
-    renamed = [f"{ind}{new}: {kind}{rest}" for new, (ind, _, kind, rest) in zip(new_values, specs)]
-    tuple_text = new_values[0] if single and len(new_values) == 1 else "(" + ", ".join(new_values) + ("," if len(new_values) == 1 else "") + ")"
+        value = values[position]
+        typed = f": {annotation[value]}" if annotation.get(value) else ""
+        inserted.append(f"{indent}{copy}{typed} = torch.ops.aten.copy_.default({input_name_to_node[target]}, {value})")
+    # Upstream's layout: the copies, then every returned value that got none (user outputs and
+    # skipped mutations), in order; the mutation specs are renamed by position in it.
+    new_values = copies + [v for i, v in enumerate(values) if i not in copied_positions]
+    renamed, next_value = [], 0
+    for ind, name, kind, rest in specs:
+        if kind in MUTATION_KINDS:
+            name = new_values[next_value]
+            next_value += 1
+        renamed.append(f"{ind}{name}: {kind}{rest}")
+    if single and len(new_values) == 1:
+        tuple_text = new_values[0]
+    else:
+        tuple_text = "(" + ", ".join(new_values) + ("," if len(new_values) == 1 else "") + ")"
+
+    # eliminate_dead_code: erase, last first, every node without users that is not impure.
+    def impure(node):
+        if node.kind == "call_module":
+            return True
+        if node.kind == "get_attr" or node.namespace is None:
+            return False
+        qualified = node.namespace + "." + node.op
+        if node.namespace == "aten":
+            mutable = (is_inplace_kind(node.op) or (node.overload or "").endswith("out")
+                       or node.op in MUTABLE_ATEN)
+        elif qualified in declared:
+            mutable = "!" in declared[qualified]
+        else:
+            mutable = node.namespace != "higher_order"  # an op FX would ask, kept
+        return mutable or qualified in SIDE_EFFECTFUL or (node.namespace == "aten" and node.op in SEEDED)
+
+    users = {n.name: 0 for n in nodes}
+    inputs_of = {}
+    for node in nodes:
+        inputs_of[node.name] = {u for u in node.uses if u in users}
+        for u in inputs_of[node.name]:
+            users[u] += 1
+    for v in values:
+        if v in users:
+            users[v] += 1
+    erased = set()
+    for node in reversed(nodes):
+        if users[node.name] == 0 and not impure(node):
+            erased.add(node.line)
+            for u in inputs_of[node.name]:
+                users[u] -= 1
+
     lines[outputs + 1:end] = renamed
-    lines[ret:ret + 1] = inserted + [f"{indent}return {tuple_text}"]
-    return "\n".join(lines)
+    lines[ret:ret + 1] = inserted + [f"{indent}return {tuple_text}{return_comment or ''}"]
+    return "\n".join(l for i, l in enumerate(lines) if i not in erased)
 
 
 def serve(place_one):
