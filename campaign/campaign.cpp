@@ -242,7 +242,8 @@ std::string describe(const FindingKey& key) {
 //      getitems, `*_copy` in alias mode) or "alias through in-place result";
 //   9. otherwise "unclassified".
 std::vector<HazardClass> matchingHazards(const Program& program, const oracle::CheckReport& report,
-                                         const SchemaTable& schemas, const passcmd::ExternalPlacement* external) {
+                                         const SchemaTable& schemas, const passcmd::ExternalPlacement* external,
+                                         const PlacedProgram* placedWith) {
   std::vector<HazardClass> matches;
   auto match = [&](HazardClass h) {
     if (std::find(matches.begin(), matches.end(), h) == matches.end()) matches.push_back(h);
@@ -264,9 +265,10 @@ std::vector<HazardClass> matchingHazards(const Program& program, const oracle::C
     match(realCode && invalidPlacedProgram ? HazardClass::B2OutputOrder : HazardClass::PlacementFailed);
     return matches;
   }
+  // What was checked: the external pass's placed program, placeWith's, or the placement's own.
   std::optional<PlacedProgram> ownPlacement;
-  if (!external) ownPlacement = place(program, report.placement, schemas);
-  const PlacedProgram& placed = external ? external->placed : *ownPlacement;
+  if (!external && !placedWith) ownPlacement = place(program, report.placement, schemas);
+  const PlacedProgram& placed = external ? external->placed : placedWith ? *placedWith : *ownPlacement;
   const bool upstreamReorders = realCode && outputsReordered(program, placed);
   if (skipsAWriteBack(program, placed, schemas)) match(HazardClass::B1OtherLineage);
   if (upstreamReorders && std::any_of(report.bugs.begin(), report.bugs.end(),
@@ -325,13 +327,14 @@ std::vector<HazardClass> matchingHazards(const Program& program, const oracle::C
 }
 
 HazardClass classifyHazard(const Program& program, const oracle::CheckReport& report, const SchemaTable& schemas,
-                           const passcmd::ExternalPlacement* external) {
-  const std::vector<HazardClass> matches = matchingHazards(program, report, schemas, external);
+                           const passcmd::ExternalPlacement* external, const PlacedProgram* placedWith) {
+  const std::vector<HazardClass> matches = matchingHazards(program, report, schemas, external, placedWith);
   return matches.empty() ? HazardClass::Unclassified : matches.front();
 }
 
 std::optional<FindingKey> classifyFinding(const Program& program, const oracle::CheckReport& report,
-                                          const SchemaTable& schemas, const passcmd::ExternalPlacement* external) {
+                                          const SchemaTable& schemas, const passcmd::ExternalPlacement* external,
+                                          const PlacedProgram* placedWith) {
   if (report.verdict != oracle::Verdict::PlacementBug) return std::nullopt;
   FindingKey key;
   key.placement = report.placement;
@@ -345,7 +348,7 @@ std::optional<FindingKey> classifyFinding(const Program& program, const oracle::
     key.viewModes = oracle::bugViewModes(report);
     key.target = targetOf(program, report.bugs.front().difference);
   }
-  key.hazard = classifyHazard(program, report, schemas, external);
+  key.hazard = classifyHazard(program, report, schemas, external, placedWith);
   return key;
 }
 
@@ -393,34 +396,41 @@ gen::Policy sparsePolicy(std::uint64_t seed) {
   return p;
 }
 
+std::optional<FindingKey> PassCheck::classify(const Program& program, const SchemaTable& schemas) const {
+  return classifyFinding(program, report, schemas, externalOrNull(), placedWithOrNull());
+}
+
+PassCheck checkPass(oracle::Checker& checker, const Program& program, oracle::CheckOptions check,
+                    const passcmd::PassRunner* passCmd, const SchemaTable& schemas) {
+  PassCheck out;
+  if (passCmd) {
+    out.external = passCmd->place(program);
+    const passcmd::ExternalPlacement* external = &*out.external;
+    check.placeWith = [external](const Program&, const SchemaTable&) { return external->placed; };
+    check.placedBy = passCmd->words();
+  } else if (check.placeWith) {
+    check.placeWith = [&out, placeWith = std::move(check.placeWith)](const Program& p, const SchemaTable& s) {
+      out.placedWith = placeWith(p, s);
+      return *out.placedWith;
+    };
+  }
+  out.report = checker.check(program, check, schemas);
+  return out;
+}
+
 namespace {
 
-// A check of `program` by the placement under test: `placement`, `placeWith` when set, or the
-// external pass when given (run here, once: the oracle gets its placed program).
-struct PassCheck {
-  oracle::CheckReport report;
-  std::optional<passcmd::ExternalPlacement> external;
-  const passcmd::ExternalPlacement* externalOrNull() const { return external ? &*external : nullptr; }
-};
-
+// checkPass with the campaign's options.
 PassCheck checkPlacement(oracle::Checker& checker, const Program& program, Placement placement,
                          const oracle::PlaceFunction& placeWith, const passcmd::PassRunner* passCmd, int inputs,
                          int behaviours, std::uint64_t seed, const SchemaTable& schemas) {
-  PassCheck out;
   oracle::CheckOptions check;
   check.placement = placement;
   check.placeWith = placeWith;
   check.inputs = inputs;
   check.behaviours = behaviours;
   check.seed = seed;
-  if (passCmd) {
-    out.external = passCmd->place(program);
-    const passcmd::ExternalPlacement* external = &*out.external;
-    check.placeWith = [external](const Program&, const SchemaTable&) { return external->placed; };
-    check.placedBy = passCmd->words();
-  }
-  out.report = checker.check(program, check, schemas);
-  return out;
+  return checkPass(checker, program, std::move(check), passCmd, schemas);
 }
 
 }  // namespace
@@ -445,9 +455,11 @@ CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const gen
   PassCheck checked = checkPlacement(checker, result.program, options.placement, options.placeWith,
                                      options.passCmd ? &*options.passCmd : nullptr, options.inputs,
                                      options.behaviours, seed, schemas);
+  result.finding = checked.classify(result.program, schemas);
+  if (result.finding)
+    result.features =
+        matchingHazards(result.program, checked.report, schemas, checked.externalOrNull(), checked.placedWithOrNull());
   result.report = std::move(checked.report);
-  result.finding = classifyFinding(result.program, result.report, schemas, checked.externalOrNull());
-  if (result.finding) result.features = matchingHazards(result.program, result.report, schemas, checked.externalOrNull());
   return result;
 }
 
@@ -569,8 +581,7 @@ ShrunkFinding shrinkFinding(const Program& program, const FindingKey& key, std::
   const PassCheck checked =
       checkPlacement(checker, out.program, key.placement, placeWith, passCmd, inputs, behaviours, seed, schemas);
   if (!checked.report.bugs.empty()) out.behaviour = checked.report.bugs.front().behaviour;
-  if (std::optional<FindingKey> again = classifyFinding(out.program, checked.report, schemas, checked.externalOrNull()))
-    out.key = *again;
+  if (std::optional<FindingKey> again = checked.classify(out.program, schemas)) out.key = *again;
   return out;
 }
 

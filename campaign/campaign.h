@@ -112,20 +112,44 @@ std::string placementName(const FindingKey& key);
 // program, or the crash, hang or malformed output that is the finding; report.placedBy names
 // the pass). The rules that look at the placed program look at that one, and those written for
 // the models of real code (B1, B2) apply to it.
+//
+// `placedWith`: the report is a check of what CheckOptions::placeWith made of `program` (a
+// placement that is not one of Placement's): the rules that look at the placed program look at
+// that one, not at what report.placement would make.
 std::optional<FindingKey> classifyFinding(const Program& program, const oracle::CheckReport& report,
                                           const SchemaTable& schemas,
-                                          const passcmd::ExternalPlacement* external = nullptr);
+                                          const passcmd::ExternalPlacement* external = nullptr,
+                                          const PlacedProgram* placedWith = nullptr);
 
 // The rules alone, for a program on which `placement` shows `report`'s divergence: the first
 // class of matchingHazards(), or Unclassified.
 HazardClass classifyHazard(const Program& program, const oracle::CheckReport& report, const SchemaTable& schemas,
-                           const passcmd::ExternalPlacement* external = nullptr);
+                           const passcmd::ExternalPlacement* external = nullptr,
+                           const PlacedProgram* placedWith = nullptr);
 // Every rule that applies, in rule order. On an unshrunk program several usually do; the
 // campaign uses them to decide which findings are worth shrinking (one that may still shrink
 // to a class not found yet).
 std::vector<HazardClass> matchingHazards(const Program& program, const oracle::CheckReport& report,
                                          const SchemaTable& schemas,
-                                         const passcmd::ExternalPlacement* external = nullptr);
+                                         const passcmd::ExternalPlacement* external = nullptr,
+                                         const PlacedProgram* placedWith = nullptr);
+
+// A check of `program` by the pass under test, and what it placed: the one place where an
+// external pass is run for a check (check, fuzz and shrink all come here). With `passCmd`, the
+// command runs once on `program` and the oracle checks its placed program (check.placeWith and
+// check.placedBy are set to it); without, `check` runs as given, and a check.placeWith's placed
+// program is kept. Either way the classification rules then look at what was checked.
+struct PassCheck {
+  oracle::CheckReport report;
+  std::optional<passcmd::ExternalPlacement> external;  // the command's outcome (passCmd given)
+  std::optional<PlacedProgram> placedWith;             // check.placeWith's (no passCmd)
+  const passcmd::ExternalPlacement* externalOrNull() const { return external ? &*external : nullptr; }
+  const PlacedProgram* placedWithOrNull() const { return placedWith ? &*placedWith : nullptr; }
+  // classifyFinding of the report, on what was checked.
+  std::optional<FindingKey> classify(const Program& program, const SchemaTable& schemas) const;
+};
+PassCheck checkPass(oracle::Checker& checker, const Program& program, oracle::CheckOptions check,
+                    const passcmd::PassRunner* passCmd, const SchemaTable& schemas);
 
 // ---------------------------------------------------------------------------------------------
 // One case.

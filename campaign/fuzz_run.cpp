@@ -7,6 +7,15 @@
 
 namespace wb::campaign {
 
+passcmd::ExternalPass FuzzOptions::externalPass() const {
+  passcmd::ExternalPass pass;
+  pass.command = passCmd;
+  pass.limits.timeout = passTimeout;
+  pass.persistent = passPersistent;
+  pass.form = passForm;
+  return pass;
+}
+
 FuzzPlanOrError planFuzzRun(const FuzzOptions& options, std::string foundBy) {
   FuzzPlanOrError out;
   const std::optional<Placement> placement = placementFromString(options.placement);
@@ -17,13 +26,7 @@ FuzzPlanOrError planFuzzRun(const FuzzOptions& options, std::string foundBy) {
   FuzzPlan plan;
   WorkerConfig& worker = plan.worker;
   worker.campaign.placement = *placement;
-  if (!options.passCmd.empty()) {
-    passcmd::ExternalPass pass;
-    pass.command = options.passCmd;
-    pass.limits.timeout = options.passTimeout;
-    pass.persistent = options.passPersistent;
-    worker.campaign.passCmd = passcmd::PassRunner(std::move(pass));
-  }
+  if (!options.passCmd.empty()) worker.campaign.passCmd = passcmd::PassRunner(options.externalPass());
   worker.campaign.maxNodes = options.nodes;
   worker.campaign.behaviours = options.behaviours;
   if (!options.mode.empty()) {
@@ -103,18 +106,20 @@ std::string fuzzSummary(const FuzzOptions& options, const FuzzTotals& totals, do
   // The name the run's findings carry (`pr20744` reads as the latest version and prints it).
   const std::optional<Placement> placement = placementFromString(options.placement);
   std::string name = placement ? "placement " + std::string(toString(*placement)) : "placement " + options.placement;
-  if (!options.passCmd.empty()) {
-    passcmd::ExternalPass pass{options.passCmd, {}};
-    pass.limits.timeout = options.passTimeout;
-    pass.persistent = options.passPersistent;
-    name = passcmd::commandLineWords(pass);
-  }
+  if (!options.passCmd.empty()) name = passcmd::commandLineWords(options.externalPass());
   char line[512];
   std::snprintf(line, sizeof line, ", seed %llu, %llu cases in %.1f s (%.1f cases/s), %llu diverging%s\n",
                 static_cast<unsigned long long>(options.seed),
                 static_cast<unsigned long long>(totals.cases), elapsed, elapsed > 0 ? totals.cases / elapsed : 0.0,
                 static_cast<unsigned long long>(totals.diverging), interrupted ? " (interrupted)" : "");
   std::string out = name + line;
+  if (totals.shrinks > 0) {
+    // A line of its own: the summary line above stays as scripts read it.
+    char shrinking[160];
+    std::snprintf(shrinking, sizeof shrinking, "shrinking: %llu finding(s) shrunk in %.1f s of the workers' time\n",
+                  static_cast<unsigned long long>(totals.shrinks), totals.shrinkSeconds);
+    out += shrinking;
+  }
   // With --until-classes, the classes the run looked for (bench/time_to_find.sh reads them).
   std::vector<HazardClass> wanted;
   if (options.untilClasses == "all" && placement) {

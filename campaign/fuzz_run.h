@@ -38,6 +38,9 @@ struct FuzzOptions {
   std::string passCmd;
   std::chrono::milliseconds passTimeout = passcmd::ProcessLimits{}.timeout;
   bool passPersistent = false;
+  ProgramForm passForm = ProgramForm::ExportedProgram;  // --pass-form
+  // The external pass these options describe (passCmd must be set).
+  passcmd::ExternalPass externalPass() const;
 };
 
 // What a run does.
@@ -61,6 +64,10 @@ struct FuzzTotals {
   FindingTable table;
   std::vector<std::string> written;  // artifact paths, in the order they were written
   std::uint64_t cases = 0, diverging = 0;
+  // Findings shrunk, and the time their shrinking took, summed over the workers: what of the
+  // run's time went to shrinking rather than to cases.
+  std::uint64_t shrinks = 0;
+  double shrinkSeconds = 0;
   bool writeFailed = false;
 };
 

@@ -40,9 +40,13 @@ void runWorker(const WorkerConfig& config, const std::function<void(const Findin
       ++counts.diverging;
       const double foundAt = secondsSince(config.start);
       if (selectForShrinking(config.shrink, shrinkCounts, *result.finding, result.features)) {
+        const Clock::time_point shrinkStart = Clock::now();
         const ShrunkFinding shrunk = shrinkFinding(
             result.program, *result.finding, seed, config.campaign.inputs, builtins, config.campaign.placeWith,
             config.campaign.passCmd ? &*config.campaign.passCmd : nullptr, config.campaign.behaviours);
+        ++counts.shrinks;
+        counts.shrinkMicroseconds += static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - shrinkStart).count());
         countShrunk(shrinkCounts, shrunk.key.hazard);
         FindingRecord record;
         record.key = shrunk.key;
@@ -69,7 +73,8 @@ void runWorker(const WorkerConfig& config, const std::function<void(const Findin
 }
 
 std::string progressMessage(const WorkerCounts& counts) {
-  return "P " + std::to_string(counts.cases) + " " + std::to_string(counts.diverging) + "\n";
+  return "P " + std::to_string(counts.cases) + " " + std::to_string(counts.diverging) + " " +
+         std::to_string(counts.shrinks) + " " + std::to_string(counts.shrinkMicroseconds) + "\n";
 }
 
 std::string findingMessage(const FindingRecord& record) {
@@ -86,7 +91,7 @@ void readMessages(WorkerStream& stream, const std::function<void(FindingRecord)>
     char tag = 0;
     head >> tag;
     if (tag == 'P') {
-      head >> stream.counts.cases >> stream.counts.diverging;
+      head >> stream.counts.cases >> stream.counts.diverging >> stream.counts.shrinks >> stream.counts.shrinkMicroseconds;
       buffer.erase(0, newline + 1);
     } else if (tag == 'F') {
       std::size_t bytes = 0;

@@ -34,6 +34,8 @@ struct WorkerConfig {
 struct WorkerCounts {
   std::uint64_t cases = 0;
   std::uint64_t diverging = 0;  // cases on which the placement diverged or failed
+  std::uint64_t shrinks = 0;     // findings shrunk
+  std::uint64_t shrinkMicroseconds = 0;  // the wall time those shrinks took (the rest is the cases')
   friend bool operator==(const WorkerCounts&, const WorkerCounts&) = default;
 };
 
@@ -50,7 +52,8 @@ void runWorker(const WorkerConfig& config, const std::function<void(const Findin
                const std::function<void(const WorkerCounts&)>& progress, const std::function<bool()>& stop);
 
 // ---------------------------------------------------------------------------------------------
-// Worker processes talk to the parent over a pipe: "P <cases> <diverging>\n" progress lines and
+// Worker processes talk to the parent over a pipe: "P <cases> <diverging> <shrinks>
+// <shrink microseconds>\n" progress lines and
 // "F <bytes>\n<encoded record>" findings (encodeRecord).
 
 std::string progressMessage(const WorkerCounts& counts);

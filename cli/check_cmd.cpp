@@ -1,9 +1,10 @@
-// cli/check_cmd.cpp: `wbcheck check FILE [--placement P | --pass-cmd CMD [--pass-timeout-ms T]]
+// cli/check_cmd.cpp: `wbcheck check FILE [--placement P | --pass-cmd CMD [--pass-timeout-ms T] [--pass-form N]]
 // [--inputs N] [--behaviours N] [--seed S] [--strict] [--json]`: oracle verdicts of a placement (one of wbcheck's,
 // or an external pass's output: passcmd/external_pass.h) against the reference semantics.
 #include <iostream>
 #include <memory>
 
+#include "campaign/campaign.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/ordering_json.h"
@@ -74,24 +75,27 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
   }
   std::optional<LoadedProgram> loaded = loadProgram(options.file, options.input);
   if (!loaded) return kInputError;
+  std::optional<passcmd::PassRunner> runner;
+  if (!options.passCmd.command.empty()) {
+    if (const std::string why = programFormCannotCarry(loaded->program, options.passCmd.pass().form); !why.empty()) {
+      std::cerr << "wbcheck check: --pass-form " << options.passCmd.form << ": " << why << "\n";
+      return kInputError;
+    }
+    runner.emplace(options.passCmd.pass());
+  }
   oracle::CheckOptions checkOptions;
   checkOptions.placement = *placement;
-  // The external pass runs once per check; its placed program is kept for the ordering proof.
-  auto external = std::make_shared<std::optional<passcmd::ExternalPlacement>>();
-  if (!options.passCmd.command.empty()) {
-    const passcmd::PassRunner runner(options.passCmd.pass());
-    checkOptions.placeWith = [runner, external](const Program& program, const SchemaTable&) {
-      *external = runner.place(program);
-      return (*external)->placed;
-    };
-    checkOptions.placedBy = runner.words();
-  }
   checkOptions.inputs = options.inputs;
   checkOptions.behaviours = options.behaviours;
   checkOptions.seed = options.seed;
   checkOptions.strict = options.strict;
   checkOptions.fileName = options.file;
-  oracle::CheckReport report = oracle::check(loaded->program, checkOptions, loaded->schemas);
+  // The external pass runs once; its placed program is kept for the ordering proof.
+  oracle::Checker checker;
+  const campaign::PassCheck checked =
+      campaign::checkPass(checker, loaded->program, checkOptions, runner ? &*runner : nullptr, loaded->schemas);
+  const oracle::CheckReport& report = checked.report;
+  const passcmd::ExternalPlacement* external = checked.externalOrNull();
   // A placement bug: the ordering proof names the constraint the placement broke (or the
   // structural fault: a missing write-back, a dropped node, a changed output layout). The
   // oracle knows nothing of the proofs; the two meet here.
@@ -99,10 +103,10 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
   if (report.verdict == oracle::Verdict::PlacementBug) {
     proofs::OrderingOptions proving;
     proving.minimality = false;
-    if (!*external)
+    if (!external)
       ordering = proofs::proveOrdering(loaded->program, *placement, loaded->schemas, proving);
-    else if (!(*external)->placed.failure)
-      ordering = proofs::proveOrdering(loaded->program, (*external)->placed, loaded->schemas, false, proving);
+    else if (!external->placed.failure)
+      ordering = proofs::proveOrdering(loaded->program, external->placed, loaded->schemas, false, proving);
   }
 
   if (options.json) {
@@ -110,8 +114,8 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
     const bool byCommand = !options.passCmd.command.empty();
     out["placement"] = byCommand ? nlohmann::json(nullptr) : nlohmann::json(toString(*placement));
     out["pass_cmd"] = byCommand ? nlohmann::json(options.passCmd.command) : nlohmann::json(nullptr);
-    out["pass_outcome"] = *external ? nlohmann::json(std::string(passcmd::toString((*external)->outcome)))
-                                    : nlohmann::json(nullptr);
+    out["pass_outcome"] =
+        external ? nlohmann::json(std::string(passcmd::toString(external->outcome))) : nlohmann::json(nullptr);
     out["seed"] = options.seed;
     out["inputs"] = options.inputs;
     out["behaviours"] = options.behaviours;

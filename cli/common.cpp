@@ -36,6 +36,7 @@ passcmd::ExternalPass PassCmdOptions::pass() const {
   pass.command = command;
   pass.limits.timeout = std::chrono::milliseconds(timeoutMs);
   pass.persistent = persistent;
+  pass.form = static_cast<ProgramForm>(form);
   return pass;
 }
 
@@ -48,6 +49,17 @@ void addPassCmdOptions(CLI::App& command, PassCmdOptions& options, CLI::Option* 
   command.add_option("--pass-timeout-ms", options.timeoutMs, "time limit of one run of --pass-cmd, in ms")
       ->capture_default_str()
       ->check(CLI::Range(1u, 3'600'000u));
+  command
+      .add_option("--pass-form", options.form,
+                  "the printed form --pass-cmd gets on stdin: 1 print(exported_program) (the default, as wbcheck gen "
+                  "prints it); 2 graph_module.code (bare def forward, FX's `;  x = None` deletions, with "
+                  "print_readable's type annotations) followed by the graph signature; 3 str(graph) (graph(): "
+                  "%name : [num_users=N] = call_function[target=...](args = ..., kwargs = ...)) followed by the "
+                  "graph signature. PyTorch prints forms 2 and 3 without a signature, which a write-back pass "
+                  "needs (the mutation outputs): wbcheck always sends it. Forms 2 and 3 print one graph: a program "
+                  "with submodules is refused (exit 2). The answer may be in any form (docs/pass-protocol.md)")
+      ->check(CLI::IsMember({1, 2, 3}))
+      ->needs(pass);
   if (persistent)
     command.add_flag("--persistent", options.persistent,
                      "speak the persistent protocol with --pass-cmd: one process, programs in frames (docs/pass-protocol.md)");

@@ -40,6 +40,7 @@ struct PassCmdOptions {
   std::string command;  // empty: not given
   std::uint32_t timeoutMs = static_cast<std::uint32_t>(passcmd::ProcessLimits{}.timeout.count());
   bool persistent = false;  // fuzz and shrink: the persistent protocol
+  int form = 1;  // --pass-form: a ProgramForm (1, 2 or 3)
   passcmd::ExternalPass pass() const;
 };
 // `placement`: the command's --placement option, which --pass-cmd excludes. `persistent`: offer

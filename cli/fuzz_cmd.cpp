@@ -32,6 +32,7 @@ int runFuzz(campaign::FuzzOptions options, const PassCmdOptions& passCmd, const 
   options.passCmd = passCmd.command;
   options.passTimeout = std::chrono::milliseconds(passCmd.timeoutMs);
   options.passPersistent = passCmd.persistent;
+  options.passForm = static_cast<ProgramForm>(passCmd.form);
   campaign::FuzzPlanOrError planned = campaign::planFuzzRun(options, shellWords(argv));
   if (!planned.plan) {
     std::cerr << me << ": " << planned.error << "\n";
@@ -73,6 +74,8 @@ int runFuzz(campaign::FuzzOptions options, const PassCmdOptions& passCmd, const 
   auto onCounts = [&](const campaign::WorkerCounts& c) {
     totals.cases = c.cases;
     totals.diverging = c.diverging;
+    totals.shrinks = c.shrinks;
+    totals.shrinkSeconds = static_cast<double>(c.shrinkMicroseconds) / 1e6;
     if (!showProgress || std::chrono::duration<double>(Clock::now() - lastLine).count() < 0.5) return;
     std::cerr << campaign::progressLine(totals, secondsSince(plan.worker.start)) << std::flush;
     lastLine = Clock::now();

@@ -119,6 +119,8 @@ void runWorkerProcesses(const campaign::WorkerConfig& config,
     for (const Child& c : children) {
       total.cases += c.stream.counts.cases;
       total.diverging += c.stream.counts.diverging;
+      total.shrinks += c.stream.counts.shrinks;
+      total.shrinkMicroseconds += c.stream.counts.shrinkMicroseconds;
     }
     onCounts(total);
     // Ctrl-C reaches the workers too (same process group); an early stop is forwarded.

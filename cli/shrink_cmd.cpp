@@ -1,4 +1,4 @@
-// cli/shrink_cmd.cpp: `wbcheck shrink FILE [--placement P | --pass-cmd CMD [--pass-timeout-ms T]]
+// cli/shrink_cmd.cpp: `wbcheck shrink FILE [--placement P | --pass-cmd CMD [--pass-timeout-ms T] [--pass-form N]]
 // [--seed S] [--inputs N] [--behaviours N] [--out FILE] [--no-draw]`: reduces a failing program while keeping its
 // verdict (same placement, or the same external pass run on each candidate, same kind of
 // divergence, same view modes, same target; S_par == F where the file has it, and `early` still
@@ -42,7 +42,6 @@ int runShrink(const ShrinkCmdOptions& options, const std::vector<std::string>& a
   // The pass under test: the placement, or the external command (run here once, then once per
   // candidate of the reduction).
   std::optional<passcmd::PassRunner> runner;
-  std::optional<passcmd::ExternalPlacement> external;
   oracle::CheckOptions check;
   check.placement = finding->placement;
   check.inputs = inputs;
@@ -50,19 +49,21 @@ int runShrink(const ShrinkCmdOptions& options, const std::vector<std::string>& a
   check.seed = seed;
   std::string passName = "placement " + placementName;
   if (!options.passCmd.command.empty()) {
+    if (const std::string why = programFormCannotCarry(loaded->program, options.passCmd.pass().form); !why.empty()) {
+      std::cerr << me << ": --pass-form " << options.passCmd.form << ": " << why << "\n";
+      return kInputError;
+    }
     runner.emplace(options.passCmd.pass());
-    external = runner->place(loaded->program);
-    check.placeWith = [&external](const Program&, const SchemaTable&) { return external->placed; };
-    check.placedBy = runner->words();
     passName = runner->words();
   }
-  const oracle::CheckReport report = oracle::check(loaded->program, check, loaded->schemas);
-  if (report.verdict == oracle::Verdict::Error) {
-    std::cerr << me << ": " << report.error << "\n";
+  oracle::Checker checker;
+  const campaign::PassCheck checked =
+      campaign::checkPass(checker, loaded->program, check, runner ? &*runner : nullptr, loaded->schemas);
+  if (checked.report.verdict == oracle::Verdict::Error) {
+    std::cerr << me << ": " << checked.report.error << "\n";
     return kInputError;
   }
-  std::optional<campaign::FindingKey> key =
-      campaign::classifyFinding(loaded->program, report, loaded->schemas, external ? &*external : nullptr);
+  std::optional<campaign::FindingKey> key = checked.classify(loaded->program, loaded->schemas);
   if (!key) {
     std::cerr << me << ": " << file << " does not fail with " << passName << " (seed " << seed << "): nothing to keep\n";
     return kViolated;

@@ -1,6 +1,8 @@
 // passcmd/external_pass.cpp: see external_pass.h.
 #include "passcmd/external_pass.h"
 
+#include <stdexcept>
+
 #include "core/text.h"
 
 namespace wb::passcmd {
@@ -60,7 +62,14 @@ std::string commandLineWords(const ExternalPass& pass) {
   if (pass.limits.timeout != ProcessLimits{}.timeout)
     words += " --pass-timeout-ms " + std::to_string(pass.limits.timeout.count());
   if (pass.persistent) words += " --persistent";
+  if (pass.form != ProgramForm::ExportedProgram) words += " --pass-form " + std::to_string(static_cast<int>(pass.form));
   return words;
+}
+
+std::string requestText(const Program& program, const ExternalPass& pass) {
+  if (std::string why = programFormCannotCarry(program, pass.form); !why.empty())
+    throw std::invalid_argument("--pass-form: " + why);
+  return writeProgram(program, pass.form);
 }
 
 std::string inputsMismatch(const Program& program, const Program& placed) {
@@ -76,7 +85,7 @@ std::string inputsMismatch(const Program& program, const Program& placed) {
 }
 
 ExternalPlacement placeExternally(const Program& program, const ExternalPass& pass) {
-  const std::string text = writeProgram(program);
+  const std::string text = requestText(program, pass);
   ProcessResult run = runShellCommand(pass.command, text, pass.limits);
   const std::string end = describeEnd(run, pass.limits);
   if (!run.startError.empty())

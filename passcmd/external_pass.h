@@ -2,8 +2,8 @@
 // command that reads a program on its standard input and prints the placed program on its
 // standard output. The one-shot protocol is docs/pass-protocol.md:
 //
-//   wbcheck writes the program in form 1 (as `wbcheck gen` prints it) to the command's standard
-//   input and closes it; the command prints the placed program (any form the reader accepts)
+//   wbcheck writes the program in form 1 (as `wbcheck gen` prints it; --pass-form chooses form 2
+//   or 3) to the command's standard input and closes it; the command prints the placed program (any form the reader accepts)
 //   and exits 0.
 //
 // Anything else is a finding of its own kind, never a skipped case: a non-zero exit or a signal
@@ -20,6 +20,7 @@
 
 #include "core/ir.h"
 #include "core/placement.h"
+#include "core/text.h"
 #include "passcmd/process.h"
 
 namespace wb::passcmd {
@@ -33,11 +34,20 @@ struct ExternalPass {
   std::string command;   // run with /bin/sh -c
   ProcessLimits limits;  // the time limit is the protocol's (--pass-timeout-ms), per program
   bool persistent = false;  // the persistent protocol (persistent.h; PassRunner runs it)
+  // The printed form the command gets on its standard input (--pass-form; core/text.h). Its
+  // answer may be in any form the reader reads.
+  ProgramForm form = ProgramForm::ExportedProgram;
 };
+
+// The text `pass` gets for `program`: `program` in pass.form. A form that cannot carry the
+// program (programFormCannotCarry) is a caller's error, checked before (std::invalid_argument):
+// the pass is never given less than the program.
+std::string requestText(const Program& program, const ExternalPass& pass);
 
 // The command-line words that select `pass`, for reports, artifacts and replay lines:
 // "--pass-cmd 'python3 end.py'" (quoted for a POSIX shell), with " --pass-timeout-ms T" when
-// the limit is not the default one and " --persistent" for the persistent protocol.
+// the limit is not the default one, " --persistent" for the persistent protocol and
+// " --pass-form N" for a form other than 1.
 std::string commandLineWords(const ExternalPass& pass);
 
 struct ExternalPlacement {

@@ -11,7 +11,7 @@ PassRunner::PassRunner(ExternalPass pass) : pass_(std::move(pass)), words_(comma
 
 ExternalPlacement PassRunner::place(const Program& program) const {
   if (!session_) return placeExternally(program, pass_);
-  FrameResult frame = session_->exchange(writeProgram(program));
+  FrameResult frame = session_->exchange(requestText(program, pass_));
   switch (frame.status) {
     case FrameStatus::Answered: return readAnswer(program, frame.payload, std::move(frame.err));
     case FrameStatus::Died:

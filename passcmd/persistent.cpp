@@ -2,6 +2,7 @@
 #include "passcmd/persistent.h"
 
 #include <poll.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -153,9 +154,13 @@ FrameResult PersistentSession::exchange(std::string_view request) {
     for (nfds_t i = 0; i < n && ready > 0; ++i) {
       if (fds[i].revents == 0) continue;
       if (fds[i].fd == child_.in) {
-        const std::string_view from = written < header.size() ? std::string_view(header).substr(written)
-                                                              : request.substr(written - header.size());
-        const ssize_t w = ::write(child_.in, from.data(), from.size());
+        // Header and request in one write where the pipe takes them: the adapter wakes once.
+        const std::string_view headerLeft = std::string_view(header).substr(std::min(written, header.size()));
+        const std::string_view requestLeft = request.substr(written - (header.size() - headerLeft.size()));
+        std::array<iovec, 2> pieces{iovec{const_cast<char*>(headerLeft.data()), headerLeft.size()},
+                                    iovec{const_cast<char*>(requestLeft.data()), requestLeft.size()}};
+        const ssize_t w = headerLeft.empty() ? ::write(child_.in, requestLeft.data(), requestLeft.size())
+                                             : ::writev(child_.in, pieces.data(), 2);
         if (w > 0) written += static_cast<std::size_t>(w);
         // EPIPE: the process does not read any more; its output says what became of it.
         if (w < 0 && errno != EAGAIN && errno != EINTR) closeFd(child_.in);

@@ -6,12 +6,15 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "campaign/campaign.h"
 #include "core/text.h"
+#include "passcmd/external_pass.h"
 #include "passcmd/pass_runner.h"
 #include "tests/cli_runner.h"
 #include "tests/testing.h"
@@ -218,6 +221,140 @@ TEST(FuzzPassCmd, FuzzingTheCppAdapterWritesTheBuiltInPlacementsFindings) {
   EXPECT_EQ(shrunkPrograms(persistent), expected) << p.out;
   EXPECT_EQ(shrunkPrograms(oneShot), expected) << o.out;
   for (const fs::path& dir : {builtIn, persistent, oneShot}) fs::remove_all(dir);
+}
+
+// The Python adapter of upstream's pass (tools/adapters/upstream_end.py) and the built-in model
+// of upstream, case by case on generated programs: the same finding or none, of the same kind
+// (verdict, view modes, target and class).
+TEST(FuzzPassCmd, ThePythonPassFindsWhatTheBuiltInModelOfUpstreamFinds) {
+  // More cases, another run seed: WBCHECK_AGREEMENT_CASES=2000 WBCHECK_AGREEMENT_SEED=7.
+  const char* casesVar = std::getenv("WBCHECK_AGREEMENT_CASES");
+  const char* seedVar = std::getenv("WBCHECK_AGREEMENT_SEED");
+  const std::uint64_t cases = casesVar ? std::strtoull(casesVar, nullptr, 10) : 400;
+  const std::uint64_t runSeed = seedVar ? std::strtoull(seedVar, nullptr, 10) : 1;
+  campaign::CampaignOptions builtIn;
+  builtIn.placement = Placement::Upstream;
+  campaign::CampaignOptions external;
+  passcmd::ExternalPass pass;
+  pass.command = "python3 " + (testing::sourceDir() / "tools" / "adapters" / "upstream_end.py").string() + " --persistent";
+  pass.persistent = true;
+  external.passCmd = passcmd::PassRunner(pass);
+  const gen::Generator generator(campaign::campaignGenOptions(builtIn));
+  int findings = 0, differences = 0;
+  for (std::uint64_t i = 0; i < cases; ++i) {
+    const std::uint64_t seed = campaign::caseSeed(runSeed, 0, i);
+    const campaign::CaseResult a = campaign::runCase(seed, builtIn, generator);
+    const campaign::CaseResult b = campaign::runCase(seed, external, generator);
+    std::optional<campaign::FindingKey> key = b.finding;
+    if (key) {
+      key->passCmd.clear();
+      key->placement = Placement::Upstream;
+    }
+    findings += a.finding.has_value();
+    if (key == a.finding) continue;
+    ++differences;
+    ADD_FAILURE() << "seed " << seed << ": built-in " << (a.finding ? campaign::describe(*a.finding) : "holds")
+                  << "; python " << (b.finding ? campaign::describe(*b.finding) : "holds") << "\n"
+                  << writeProgram(a.program);
+  }
+  EXPECT_GT(findings, static_cast<int>(cases / 10));
+  EXPECT_EQ(differences, 0);
+}
+
+// --- --pass-form: the printed form the command gets -------------------------------------------
+
+// place_adapter --form N reads form N only (another form is its crash) and answers in form N:
+// an adapter written against str(graph) or graph_module.code.
+std::string formAdapter(const std::string& placement, int form, bool persistent = false) {
+  return "--pass-cmd '" + std::string(WBCHECK_PLACE_ADAPTER) + " --placement " + placement + " --form " +
+         std::to_string(form) + (persistent ? " --persistent' --persistent" : "'");
+}
+
+std::string hazardFile(const std::string& name) { return (testing::corpusDir() / "hazards" / name).string(); }
+
+TEST(PassForm, AnAdapterOfOneFormWorksWithThatFormAndCrashesWithoutIt) {
+  for (int form : {2, 3}) {
+    SCOPED_TRACE("form " + std::to_string(form));
+    const std::string file = hazardFile("h10_ancestor_sibling_alias.txt");
+    const std::string adapter = formAdapter("early", form);
+    testing::CliRun given = testing::runWbcheck("check " + file + " " + adapter + " --pass-form " + std::to_string(form) + " --json");
+    EXPECT_EQ(given.exitCode, 0) << given.out << given.err;
+    EXPECT_EQ(nlohmann::json::parse(given.out)["pass_outcome"], "placed");
+    testing::CliRun notGiven = testing::runWbcheck("check " + file + " " + adapter + " --json");
+    ASSERT_EQ(notGiven.exitCode, 1) << notGiven.out << notGiven.err;
+    const nlohmann::json j = nlohmann::json::parse(notGiven.out);
+    EXPECT_EQ(j["pass_outcome"], "crash");
+    EXPECT_NE(j["placement_failure"].get<std::string>().find("reads form " + std::to_string(form) + " only"), std::string::npos)
+        << j["placement_failure"];
+    // The other of the two forms is no better.
+    testing::CliRun other = testing::runWbcheck("check " + file + " " + adapter + " --pass-form " + std::to_string(5 - form) + " --json");
+    ASSERT_EQ(other.exitCode, 1) << other.out << other.err;
+    EXPECT_EQ(nlohmann::json::parse(other.out)["pass_outcome"], "crash");
+  }
+  // Upstream's bug B2 is found through form 3 as through form 1, and the replay line says the form.
+  testing::CliRun b2 = testing::runWbcheck("check " + hazardFile("b2_copies_first_positional_specs.txt") + " " +
+                                           formAdapter("upstream", 3) + " --pass-form 3");
+  ASSERT_EQ(b2.exitCode, 1) << b2.out << b2.err;
+  EXPECT_NE(b2.out.find("--form 3' --pass-form 3 --seed 0"), std::string::npos) << b2.out;
+}
+
+TEST(PassForm, AFormThatCannotCarryTheProgramOrIsNoFormIsAUsageError) {
+  const std::string cond = (testing::realGraphsDir() / "h5-cond-nested-submodule.txt").string();
+  ASSERT_FALSE(testing::loadProgram(cond).submodules.empty());
+  for (const std::string command : {"check ", "shrink "}) {
+    testing::CliRun r = testing::runWbcheck(command + cond + " --pass-cmd cat --pass-form 3");
+    EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("submodule"), std::string::npos) << r.err;
+  }
+  testing::CliRun formOne = testing::runWbcheck("check " + cond + " --pass-cmd cat");  // form 1 carries it
+  EXPECT_NE(formOne.exitCode, 2) << formOne.err;
+  EXPECT_NE(formOne.out.find("placed by --pass-cmd 'cat'"), std::string::npos) << formOne.out;
+  EXPECT_EQ(testing::runWbcheck("check " + hazardFile("h01_old_value_reader.txt") + " --pass-cmd cat --pass-form 4").exitCode, 2);
+  EXPECT_EQ(testing::runWbcheck("check " + hazardFile("h01_old_value_reader.txt") + " --pass-form 3").exitCode, 2);
+  passcmd::ExternalPass pass;
+  pass.command = "cat";
+  pass.form = ProgramForm::StrGraph;
+  EXPECT_THROW(passcmd::requestText(testing::loadProgram(cond), pass), std::invalid_argument);
+}
+
+// Fuzzing a form-3 adapter with --pass-form 3 finds what the built-in placement finds, shrunk to
+// the same programs, and the findings replay with the form; without it every finding is the
+// adapter's crash.
+TEST(PassForm, FuzzingAFormThreeAdapterFindsTheBuiltInPlacementsFindings) {
+  auto shrunkPrograms = [](const fs::path& dir) {
+    std::map<std::string, std::string> programs;
+    for (const auto& [id, files] : artifactsByHazard(dir))
+      for (const fs::path& file : files) {
+        const Program p = testing::loadProgram(file);
+        programs[id + " " + campaign::shapeOf(p)] = writeProgram(p);
+      }
+    return programs;
+  };
+  const std::string common = " --cases 60 --seed 2 --no-draw --out ";
+  const fs::path builtIn = scratchDir("form_builtin"), form3 = scratchDir("form3"), form1 = scratchDir("form1");
+  ASSERT_EQ(testing::runWbcheck("fuzz --placement upstream" + common + builtIn.string()).exitCode, 1);
+  testing::CliRun given = testing::runWbcheck("fuzz " + formAdapter("upstream", 3, true) + " --pass-form 3" + common + form3.string());
+  ASSERT_EQ(given.exitCode, 1) << given.out << given.err;
+  const auto expected = shrunkPrograms(builtIn);
+  EXPECT_FALSE(expected.empty());
+  EXPECT_EQ(shrunkPrograms(form3), expected) << given.out;
+  bool replayed = false;
+  for (const fs::path& file : testing::filesUnder(form3)) {
+    if (file.extension() != ".txt") continue;
+    const std::string text = testing::readFile(file);
+    EXPECT_NE(text.find("--persistent --pass-form 3 --seed"), std::string::npos) << text;
+    if (replayed) continue;
+    testing::CliRun again = testing::runWbcheck("check " + file.string() + " " + formAdapter("upstream", 3) + " --pass-form 3");
+    EXPECT_EQ(again.exitCode, 1) << again.out << again.err;
+    replayed = true;
+  }
+  EXPECT_TRUE(replayed);
+  testing::CliRun notGiven = testing::runWbcheck("fuzz " + formAdapter("upstream", 3, true) + common + form1.string());
+  ASSERT_EQ(notGiven.exitCode, 1) << notGiven.out << notGiven.err;
+  const auto crashes = artifactsByHazard(form1);
+  ASSERT_EQ(crashes.size(), 1u) << notGiven.out;
+  EXPECT_EQ(crashes.begin()->first, campaign::hazardId(campaign::HazardClass::PassCrash));
+  for (const fs::path& dir : {builtIn, form3, form1}) fs::remove_all(dir);
 }
 
 }  // namespace
