@@ -38,6 +38,7 @@ SPEC = re.compile(r"^(\s+)([A-Za-z_][A-Za-z_0-9]*): ([A-Z_]+)(.*)$")
 TARGET = re.compile(r"target='([^']*)'")
 NAME = re.compile(r"(?<![.\w])([A-Za-z_][A-Za-z_0-9]*)\b(?!\s*=[^=])")
 STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+FIRST_ARG = re.compile(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*[,)]")
 SCHEMA = re.compile(r"^\s+([A-Za-z_0-9]+)::([A-Za-z_0-9]+)(?:\.([A-Za-z_0-9]+))?\((.*)$")
 
 LIFTED_KINDS = ("BUFFER", "CONSTANT_TENSOR", "PARAMETER", "CUSTOM_OBJ")
@@ -70,7 +71,7 @@ class Node:
         if call:
             self.kind = "call_function"
             self.namespace, self.op, self.overload, args = call.groups()
-            first = re.match(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*[,)]", args)
+            first = FIRST_ARG.match(args)
             self.first_arg = first.group(1) if first else None
         elif rhs.startswith("self.") and "(" in rhs:
             self.kind = "call_module"
@@ -82,7 +83,7 @@ class Node:
         # attributes left out); the caller keeps those that name nodes.
         body = rhs.split("  #", 1)[0]
         body = body[body.index("("):] if call or self.kind == "call_module" else body
-        self.uses = NAME.findall(STRING.sub("''", body))
+        self.uses = NAME.findall(STRING.sub("''", body) if "'" in body or '"' in body else body)
 
 
 def place(text: str) -> str:
@@ -93,7 +94,7 @@ def place(text: str) -> str:
     annotation = dict(placeholders)
     nodes, ret = [], None
     for i in range(forward + 1, len(lines)):
-        if RETURN.match(lines[i]):
+        if lines[i].lstrip().startswith("return") and RETURN.match(lines[i]):
             ret = i
             break
         m = DEFINITION.match(lines[i])
