@@ -43,7 +43,7 @@ passcmd::ExternalPass PassCmdOptions::pass() const {
 void addPassCmdOptions(CLI::App& command, PassCmdOptions& options, CLI::Option* placement, bool persistent) {
   CLI::Option* pass = command.add_option(
       "--pass-cmd", options.command,
-      "the pass under test is this shell command instead: it reads the program (form 1) on stdin and prints the "
+      "the pass under test is this shell command instead: it reads the program (form 1, or --pass-form) on stdin and prints the "
       "placed program on stdout (docs/pass-protocol.md)");
   if (placement) pass->excludes(placement);
   command.add_option("--pass-timeout-ms", options.timeoutMs, "time limit of one run of --pass-cmd, in ms")
