@@ -1,16 +1,19 @@
 // cli/check_cmd.cpp: `wbcheck check FILE [--placement P | --pass-cmd CMD [--pass-timeout-ms T] [--pass-form N]]
-// [--inputs N] [--behaviours N] [--seed S] [--strict] [--json]`: oracle verdicts of a placement (one of wbcheck's,
-// or an external pass's output: passcmd/external_pass.h) against the reference semantics.
+// [--inputs N] [--behaviours N] [--seed S] [--strict] [--validate] [--json]`: oracle verdicts of a placement (one of
+// wbcheck's, or an external pass's output: passcmd/external_pass.h) against the reference semantics, and with
+// --validate the translation validation of the placed program (proofs/equivalence.h) for all inputs.
 #include <iostream>
 #include <memory>
 
 #include "campaign/campaign.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/equivalence_json.h"
 #include "cli/ordering_json.h"
 #include "oracle/oracle.h"
 #include "passcmd/external_pass.h"
 #include "passcmd/pass_runner.h"
+#include "proofs/equivalence.h"
 #include "proofs/ordering.h"
 
 namespace wb::cli {
@@ -26,6 +29,9 @@ struct CheckCmdOptions {
   std::uint64_t seed = 0;
   bool strict = false;
   bool json = false;
+  bool validate = false;  // also prove the placed program equivalent to the program (Z3)
+  std::uint32_t timeoutMs = proofs::SmtOptions{}.timeoutMs;  // per query of --validate
+  std::uint64_t rlimit = proofs::SmtOptions{}.rlimit;         // per query of --validate
   PassCmdOptions passCmd;  // the pass under test as a command (docs/pass-protocol.md)
 };
 
@@ -73,6 +79,10 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
     std::cerr << "wbcheck check: --inputs must be between 1 and 1000\n";
     return kInputError;
   }
+  if (options.rlimit > 0xffffffffu) {
+    std::cerr << "wbcheck check: --rlimit must be at most 4294967295\n";
+    return kInputError;
+  }
   std::optional<LoadedProgram> loaded = loadProgram(options.file, options.input);
   if (!loaded) return kInputError;
   std::optional<passcmd::PassRunner> runner;
@@ -109,6 +119,22 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
       ordering = proofs::proveOrdering(loaded->program, external->placed, loaded->schemas, false, proving);
   }
 
+  // Translation validation: the oracle runs a few input sets, the proof covers all of them.
+  // An external pass that placed nothing (crash, hang, malformed output) is already a bug.
+  std::optional<proofs::PlacedEquivalence> validation;
+  if (options.validate && (!external || external->outcome == passcmd::PassOutcome::Placed)) {
+    proofs::EquivalenceOptions e;
+    e.smt.timeoutMs = options.timeoutMs;
+    e.smt.rlimit = options.rlimit;
+    e.dumpName = "check-validate";
+    validation = proofs::provePlacedEquivalent(
+        loaded->program, external ? external->placed : place(loaded->program, *placement, loaded->schemas), e);
+  }
+  // The oracle's verdict first; a refutation of the proof is a bug too, and an unknown proof
+  // turns a pass into unknown (exit 3), never into a pass.
+  int exit = report.exitCode();
+  if (validation && exit == 0) exit = proofs::exitCode(validation->verdict);
+
   if (options.json) {
     nlohmann::json out = provenance(argv);
     const bool byCommand = !options.passCmd.command.empty();
@@ -136,13 +162,24 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
     out["ordering"] = ordering ? orderingJson(loaded->program, *ordering) : nlohmann::json(nullptr);
     out["findings"] = nlohmann::json::array();
     for (const auto& m : report.findings) out["findings"].push_back(mismatchJson(m));
-    out["exit_code"] = report.exitCode();
+    if (validation) {
+      nlohmann::json v = validation->report ? equivalenceJson(*validation->report, *validation->pair) : nlohmann::json::object();
+      v["proof_verdict"] = std::string(proofs::toString(validation->verdict));
+      if (!validation->reason.empty()) v["reason"] = validation->reason;
+      out["validation"] = std::move(v);
+    } else {
+      out["validation"] = nullptr;
+    }
+    out["exit_code"] = exit;
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << oracle::formatReport(report);
     if (ordering) std::cout << brokenConstraintsText(*ordering);
+    if (validation)
+      std::cout << "\ntranslation validation (Z3, every input): " << proofs::toString(validation->verdict) << "\n"
+                << proofs::formatPlacedEquivalence(*validation);
   }
-  return report.exitCode();
+  return exit;
 }
 
 }  // namespace
@@ -160,6 +197,13 @@ void registerCheck(CLI::App& app, Action& action, const std::vector<std::string>
   addBehavioursOption(*sub, options->behaviours);
   sub->add_option("--seed", options->seed, "seed of the inputs")->capture_default_str();
   sub->add_flag("--strict", options->strict, "findings about the program (S_seq != S_par, S_par != F, an annotation outside reinplace's domain) fail too");
+  sub->add_flag("--validate", options->validate,
+                "also prove the placed program equivalent to the program under S_par for every input (Z3, as `wbcheck "
+                "validate` does): refuted is exit 1, unknown exit 3");
+  sub->add_option("--timeout-ms", options->timeoutMs, "with --validate: wall-clock guard per solver query, in ms (0: none)")
+      ->capture_default_str();
+  sub->add_option("--rlimit", options->rlimit, "with --validate: Z3 resource limit per query, deterministic (0: none)")
+      ->capture_default_str();
   sub->add_flag("--json", options->json, "machine-readable output");
   sub->callback([&action, options, argv] { action = [options, argv] { return runCheck(*options, argv); }; });
 }

@@ -1,7 +1,8 @@
-// cli/prove_cmd.cpp: `wbcheck prove FILE [--placement P] [--only ordering|equivalence]
-// [--timeout-ms T] [--rlimit N] [--memory-mb M] [--json] [--smt-dump DIR]`: Z3 proofs of a placement (DESIGN §11,
-// §12): the ordering proof (proofs/ordering.h) and the equivalence of the placed program to the
-// program under S_par (proofs/equivalence.h, the proof `wbcheck validate` makes). The JSON report
+// cli/prove_cmd.cpp: `wbcheck prove FILE [--placement P | --pass-cmd CMD [--pass-timeout-ms T] [--pass-form N]]
+// [--only ordering|equivalence] [--timeout-ms T] [--rlimit N] [--memory-mb M] [--json] [--smt-dump DIR]`: Z3 proofs
+// of a placement, one of wbcheck's or an external pass's output (DESIGN §11, §12): the ordering
+// proof (proofs/ordering.h) and the equivalence of the placed program to the program under S_par
+// (proofs/equivalence.h, the proof `wbcheck validate` makes). The JSON report
 // keeps each proof in its own object ("ordering", "equivalence"); the verdict is refuted if
 // either refutes, else unknown if either is unknown, else proved.
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "cli/common.h"
 #include "cli/equivalence_json.h"
 #include "cli/ordering_json.h"
+#include "passcmd/pass_runner.h"
 #include "proofs/equivalence.h"
 #include "proofs/ordering.h"
 
@@ -26,42 +28,8 @@ struct ProveCmdOptions {
   std::string smtDump;
   std::string only;  // "", "ordering" or "equivalence"
   bool json = false;
+  PassCmdOptions passCmd;  // the pass under test as a command (docs/pass-protocol.md)
 };
-
-// The equivalence proof of a placement: its placed program against the program under S_par.
-struct EquivalenceProof {
-  proofs::Verdict verdict = proofs::Verdict::Proved;
-  std::string reason;  // why refuted without a report (the placement failed, AFTER does not pair)
-  std::optional<proofs::PreparedPair> pair;
-  std::optional<proofs::EquivalenceReport> report;
-};
-
-EquivalenceProof proveEquivalence(const LoadedProgram& loaded, Placement placement, const proofs::SmtOptions& smt) {
-  EquivalenceProof proof;
-  PlacedProgram placed = place(loaded.program, placement, loaded.schemas);
-  if (placed.failure) {
-    proof.verdict = proofs::Verdict::Refuted;
-    proof.reason = "the placement failed: " + *placed.failure;
-    return proof;
-  }
-  Result<proofs::PreparedPair> pair = proofs::prepare(loaded.program, placed.program, "the program", "the placed program");
-  if (!pair) {
-    proof.verdict = proofs::Verdict::Refuted;
-    proof.reason = "the placed program does not pair with the program: " + formatAll(pair.errors);
-    return proof;
-  }
-  proofs::EquivalenceOptions options;
-  options.smt = smt;
-  options.dumpName = "equivalence";
-  proof.report = proofs::checkEquivalence(*pair, options);
-  proof.pair = std::move(*pair);
-  switch (proof.report->verdict) {
-    case proofs::EquivalenceVerdict::Equivalent: proof.verdict = proofs::Verdict::Proved; break;
-    case proofs::EquivalenceVerdict::Unknown: proof.verdict = proofs::Verdict::Unknown; break;
-    default: proof.verdict = proofs::Verdict::Refuted; break;
-  }
-  return proof;
-}
 
 proofs::Verdict combined(const std::vector<proofs::Verdict>& verdicts) {
   proofs::Verdict v = proofs::Verdict::Proved;
@@ -93,17 +61,52 @@ int runProve(const ProveCmdOptions& options, const std::vector<std::string>& arg
   smt.rlimit = options.rlimit;
   smt.memoryMb = options.memoryMb;
   smt.dumpDir = options.smtDump;
+  // What is proved: the built-in placement's output, or the command's (run once). A command
+  // that crashes, hangs or prints what does not read has placed nothing: that is the verdict.
+  const bool byCommand = !options.passCmd.command.empty();
+  const std::string placedBy = byCommand ? passcmd::commandLineWords(options.passCmd.pass()) : options.placement;
+  std::optional<passcmd::ExternalPlacement> external;
+  if (byCommand) {
+    if (const std::string why = programFormCannotCarry(loaded->program, options.passCmd.pass().form); !why.empty()) {
+      std::cerr << "wbcheck prove: --pass-form " << options.passCmd.form << ": " << why << "\n";
+      return kInputError;
+    }
+    external = passcmd::PassRunner(options.passCmd.pass()).place(loaded->program);
+    if (external->outcome != passcmd::PassOutcome::Placed) {
+      const std::string why = external->placed.failure.value_or(std::string(passcmd::toString(external->outcome)));
+      if (options.json) {
+        nlohmann::json out = provenance(argv);
+        out["file"] = options.file;
+        out["pass_cmd"] = options.passCmd.command;
+        out["pass_outcome"] = std::string(passcmd::toString(external->outcome));
+        out["verdict"] = std::string(proofs::toString(proofs::Verdict::Refuted));
+        out["reason"] = why;
+        out["exit_code"] = proofs::exitCode(proofs::Verdict::Refuted);
+        std::cout << out.dump(2) << "\n";
+      } else {
+        std::cout << "prove: " << placedBy << ": " << passcmd::toString(external->outcome) << ": " << why
+                  << "\nprove: refuted (nothing was placed to prove)\n";
+      }
+      return proofs::exitCode(proofs::Verdict::Refuted);
+    }
+  }
   std::optional<proofs::OrderingReport> ordering;
-  std::optional<EquivalenceProof> equivalence;
+  std::optional<proofs::PlacedEquivalence> equivalence;
   std::vector<proofs::Verdict> verdicts;
   if (options.only != "equivalence") {
     proofs::OrderingOptions o;
     o.smt = smt;
-    ordering = proofs::proveOrdering(loaded->program, *placement, loaded->schemas, o);
+    // An external pass need not be minimal: being later than early is reported, not refuted.
+    ordering = external ? proofs::proveOrdering(loaded->program, external->placed, loaded->schemas, false, o)
+                        : proofs::proveOrdering(loaded->program, *placement, loaded->schemas, o);
     verdicts.push_back(ordering->verdict);
   }
   if (options.only != "ordering") {
-    equivalence = proveEquivalence(*loaded, *placement, smt);
+    proofs::EquivalenceOptions e;
+    e.smt = smt;
+    e.dumpName = "equivalence";
+    equivalence = proofs::provePlacedEquivalent(
+        loaded->program, external ? external->placed : place(loaded->program, *placement, loaded->schemas), e);
     verdicts.push_back(equivalence->verdict);
   }
   const proofs::Verdict verdict = combined(verdicts);
@@ -111,7 +114,8 @@ int runProve(const ProveCmdOptions& options, const std::vector<std::string>& arg
   if (options.json) {
     nlohmann::json out = provenance(argv);
     out["file"] = options.file;
-    out["placement"] = options.placement;
+    out["placement"] = byCommand ? nlohmann::json(nullptr) : nlohmann::json(options.placement);
+    out["pass_cmd"] = byCommand ? nlohmann::json(options.passCmd.command) : nlohmann::json(nullptr);
     out["verdict"] = std::string(proofs::toString(verdict));
     out["exit_code"] = exit;
     if (ordering) out["ordering"] = orderingJson(loaded->program, *ordering);
@@ -123,12 +127,12 @@ int runProve(const ProveCmdOptions& options, const std::vector<std::string>& arg
     }
     std::cout << out.dump(2) << "\n";
   } else {
-    if (ordering) std::cout << proofs::formatOrderingReport(*ordering, options.placement);
+    if (ordering) std::cout << proofs::formatOrderingReport(*ordering, placedBy);
     if (equivalence) {
       if (ordering) std::cout << "\n";
-      std::cout << "equivalence proof of placement " << options.placement << " (the placed program against S_par):\n";
-      if (equivalence->report) std::cout << proofs::formatReport(*equivalence->report, *equivalence->pair);
-      else std::cout << equivalence->reason << "\nverdict: " << proofs::toString(equivalence->verdict) << "\n";
+      std::cout << "equivalence proof of " << (byCommand ? "" : "placement ") << placedBy
+                << " (the placed program against S_par):\n"
+                << proofs::formatPlacedEquivalence(*equivalence);
     }
     if (ordering && equivalence)
       std::cout << "\nprove: " << proofs::toString(verdict) << " (ordering " << proofs::toString(ordering->verdict)
@@ -146,10 +150,13 @@ void registerProve(CLI::App& app, Action& action, const std::vector<std::string>
       "Prove with Z3 that a placement orders its copies as the storage semantics requires (both view modes), and\n"
       "that early places each as early as possible; name the violated constraints otherwise. Prove the placed program\n"
       "equivalent to the program under S_par (as `validate` does), or refute it with a counterexample.\n"
+      "With --pass-cmd, the placed program is the command's output (docs/pass-protocol.md); it need not be minimal.\n"
       "Exit codes: 0 proved, 1 refuted (or early not minimal), 2 usage or input error, 3 unknown (solver limit).");
   sub->add_option("FILE", options->file, "program file, or - for standard input")->required();
-  sub->add_option("--placement", options->placement, placementNames(" | ") + " (pr20744: the latest version)")
-      ->capture_default_str();
+  CLI::Option* placementOption =
+      sub->add_option("--placement", options->placement, placementNames(" | ") + " (pr20744: the latest version)")
+          ->capture_default_str();
+  addPassCmdOptions(*sub, options->passCmd, placementOption, false);
   sub->add_option("--only", options->only, "ordering | equivalence: one of the two proofs (default: both)");
   sub->add_option("--timeout-ms", options->timeoutMs, "wall-clock guard per solver query, in ms (0: none)")
       ->capture_default_str();

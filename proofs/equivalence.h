@@ -47,6 +47,7 @@
 #include <string>
 #include <vector>
 
+#include "core/placement.h"
 #include "oracle/oracle.h"
 #include "proofs/match.h"
 #include "proofs/smt.h"
@@ -114,5 +115,20 @@ EquivalenceReport checkEquivalence(const PreparedPair& pair, const EquivalenceOp
 // Text for people: the verdict, and for a refutation the observation, element and both values
 // the oracle found, the inputs that show it, and the behaviours of schema-less ops it needs.
 std::string formatReport(const EquivalenceReport& report, const PreparedPair& pair);
+
+// The equivalence proof of a placement's output, whoever placed it (one of core's placements,
+// or an external pass: passcmd/): `placed.program` against `program` under S_par. A placement
+// that failed, or a placed program that does not pair with the program (proofs/match.h: its
+// inputs or outputs are not the program's), is refuted without a query, with the reason.
+struct PlacedEquivalence {
+  Verdict verdict = Verdict::Proved;
+  std::string reason;  // why refuted without a query (empty when a query ran)
+  std::optional<PreparedPair> pair;
+  std::optional<EquivalenceReport> report;
+};
+PlacedEquivalence provePlacedEquivalent(const Program& program, const PlacedProgram& placed,
+                                        const EquivalenceOptions& options = {});
+// The report's text (formatReport), or the reason and the verdict.
+std::string formatPlacedEquivalence(const PlacedEquivalence& proof);
 
 }  // namespace wb::proofs

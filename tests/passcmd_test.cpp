@@ -177,6 +177,24 @@ TEST(CheckPassCmd, MisbehavingPassesAreBugsWithTheirKind) {
   EXPECT_EQ(nlohmann::json::parse(identity.out)["pass_outcome"], "placed");
 }
 
+// --validate proves the external pass's output equivalent for every input (Z3); on every
+// hazard program its verdict is the oracle's: the two are independent, so a disagreement is a
+// bug of one of them.
+TEST(CheckPassCmd, ValidationOfThePythonPassAgreesWithTheOracleOnEveryHazard) {
+  int refuted = 0;
+  for (const auto& file : testing::filesUnder(testing::corpusDir() / "hazards")) {
+    testing::CliRun r = testing::runWbcheck("check " + file.string() + " --pass-cmd " + pythonAdapter() + " --validate --json");
+    ASSERT_TRUE(r.exitCode == 0 || r.exitCode == 1) << file << "\n" << r.out << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_TRUE(j["validation"].is_object()) << file << "\n" << r.out;
+    const std::string oracle = j["verdict"], proof = j["validation"]["proof_verdict"];
+    EXPECT_EQ(proof == "refuted", oracle == "placement-bug") << file << ": oracle " << oracle << ", proof " << proof;
+    EXPECT_EQ(r.exitCode, oracle == "placement-bug" ? 1 : 0) << file;
+    refuted += proof == "refuted";
+  }
+  EXPECT_GE(refuted, 5);
+}
+
 TEST(CheckPassCmd, WbcheckItsOwnPlacementAsACommandHolds) {
   testing::CliRun r = testing::runWbcheck("check " + hazardPath("h10_ancestor_sibling_alias.txt") + " --pass-cmd '" +
                                           std::string(WBCHECK_BINARY) + " place - --placement early'");

@@ -187,4 +187,50 @@ TEST(CliCheck, APlacementBugNamesTheBrokenConstraintAndTheFirstDivergingNode) {
   EXPECT_TRUE(nlohmann::json::parse(holds.out)["ordering"].is_null());
 }
 
+// `prove --pass-cmd`: the Z3 proofs of an external pass's output. The pass need not be minimal;
+// one that places nothing (here: crashes) is refuted without a proof.
+TEST(CliProve, AnExternalPassIsProvedOrRefuted) {
+  const std::string early = "'" + std::string(WBCHECK_BINARY) + " place - --placement end'";
+  CliRun holds = wbcheck("prove " + hazard("h10_ancestor_sibling_alias.txt") + " --pass-cmd " + early);
+  EXPECT_EQ(holds.exitCode, 0) << holds.out << holds.err;
+  EXPECT_NE(holds.out.find("prove: proved (ordering proved, equivalence proved)"), std::string::npos) << holds.out;
+
+  const std::string upstream = "'" + std::string(WBCHECK_BINARY) + " place - --placement upstream'";
+  CliRun bug = wbcheck("prove " + hazard("b1_lineage_of_another_buffer.txt") + " --pass-cmd " + upstream + " --json");
+  ASSERT_EQ(bug.exitCode, 1) << bug.out << bug.err;
+  const nlohmann::json j = nlohmann::json::parse(bug.out);
+  EXPECT_EQ(j["verdict"], "refuted");
+  EXPECT_TRUE(j["placement"].is_null());
+  EXPECT_EQ(j["equivalence"]["proof_verdict"], "refuted") << bug.out;
+
+  CliRun crash = wbcheck("prove " + hazard("h01_old_value_reader.txt") + " --pass-cmd 'exit 4' --json");
+  ASSERT_EQ(crash.exitCode, 1) << crash.out << crash.err;
+  EXPECT_EQ(nlohmann::json::parse(crash.out)["pass_outcome"], "crash");
+
+  EXPECT_EQ(wbcheck("prove " + hazard("h01_old_value_reader.txt") + " --placement end --pass-cmd cat").exitCode, 2);
+}
+
+// `check --validate` adds the equivalence proof to the oracle's verdict: proved keeps exit 0,
+// refuted is exit 1, and a solver limit turns a pass into unknown (exit 3), never a pass.
+TEST(CliCheck, ValidateAddsTheEquivalenceProof) {
+  CliRun holds = wbcheck("check " + hazard("h08b_copy_cycle_swap.txt") + " --validate --json");
+  ASSERT_EQ(holds.exitCode, 0) << holds.out << holds.err;
+  EXPECT_EQ(nlohmann::json::parse(holds.out)["validation"]["proof_verdict"], "proved");
+
+  CliRun bug = wbcheck("check " + hazard("b1_lineage_of_another_buffer.txt") + " --placement upstream --validate");
+  ASSERT_EQ(bug.exitCode, 1) << bug.out << bug.err;
+  EXPECT_NE(bug.out.find("translation validation (Z3, every input): refuted"), std::string::npos) << bug.out;
+
+  const std::string needsSolver = (wb::testing::corpusDir() / "validate" / "before_early_needs_the_solver.txt").string();
+  ASSERT_EQ(wbcheck("check " + needsSolver + " --validate").exitCode, 0);
+  CliRun unknown = wbcheck("check " + needsSolver + " --validate --rlimit 1 --json");
+  ASSERT_EQ(unknown.exitCode, 3) << unknown.out << unknown.err;
+  const nlohmann::json u = nlohmann::json::parse(unknown.out);
+  EXPECT_EQ(u["verdict"], "holds");
+  EXPECT_EQ(u["validation"]["proof_verdict"], "unknown");
+
+  // Without --validate no proof runs.
+  EXPECT_TRUE(nlohmann::json::parse(wbcheck("check " + hazard("h08b_copy_cycle_swap.txt") + " --json").out)["validation"].is_null());
+}
+
 }  // namespace
