@@ -199,8 +199,11 @@ def seeded_cell(rows, key):
 
 def markdown(result):
     meta = result["meta"]
-    lines = [f"Mutation score: {meta['mutants']} mutants of `early` and the alias analysis, seeds 1..{meta['seeds']}, "
-             f"cap {meta['cap']} s per seeded run, commit `{meta['head'][:10]}`, {meta['date']}.", "",
+    runs = meta.get("runs") or [{k: meta.get(k) for k in ("components", "seeds", "cap", "head", "date")}]
+    lines = [f"Mutation score: {meta['mutants']} mutants of `early` and the alias analysis; the components ran as follows.", ""]
+    lines += [f"- {', '.join(r['components'])}: seeds 1..{r['seeds']}, cap {r['cap']} s per seeded run, "
+              f"commit `{(r['head'] or '?')[:10]}`, {r['date']}" for r in runs]
+    lines += ["",
              "Seeded cells: seeds killed / seeds run, then the median (range) over the killed seeds. "
              "fuzz: seconds to the first finding, cases run, shrunk body nodes; props: seconds (incl. shrinking); "
              "corpus/prove: the files that kill it (of "
@@ -262,13 +265,21 @@ def main():
                        "machine": f"{platform.machine()}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f} at start",
                        "corpus_files": len(files), "mutants": len([n for n in a.names if n != "baseline"])},
               "mutants": []}
+    this_run = {k: result["meta"][k] for k in ("components", "seeds", "cap", "head", "date")}
+    result["meta"]["runs"] = [this_run]
     previous = {}
     if a.keep and (out / "mutation.json").exists():
         old = json.loads((out / "mutation.json").read_text())
         previous = {e["name"]: e for e in old["mutants"]}
-        result["meta"].update({k: old["meta"][k] for k in ("seeds", "cap", "date") if k in old["meta"]})
+        # Which components ran with which settings: the components kept from the old run keep
+        # theirs (a run before this list existed is described by its own meta).
+        runs = old["meta"].get("runs") or [{k: old["meta"].get(k) for k in ("components", "seeds", "cap", "head", "date")}]
+        for r in runs:
+            r["components"] = [k for k in r["components"] if k not in comps]
+        runs = [r for r in runs if r["components"]]
+        result["meta"]["runs"] = runs + [this_run]
+        result["meta"]["seeds"] = max(r["seeds"] for r in result["meta"]["runs"])
         result["meta"]["components"] = sorted(set(old["meta"].get("components", [])) | set(comps))
-        result["meta"]["rerun"] = f"{' '.join(comps)} rerun on {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}"
     excluded = set()
     for name in a.names:
         wb = str(bins / name / "wbcheck")
@@ -296,7 +307,7 @@ def main():
         for k, v in previous.get(name, {}).get("components", {}).items():
             c.setdefault(k, v)
         if name in previous:
-            seeds = previous[name]["summary"]["seeds"]
+            seeds = max(seeds, previous[name]["summary"]["seeds"])
         summarize(entry, seeds)
         entry["wall_seconds"] = round(time.monotonic() - t0, 1)
         if name == "baseline":
