@@ -108,7 +108,8 @@ class Solver {
   // A fact every query assumes.
   void add(const z3::expr& fact);
   // A named fact that a query uses only when it enables it; returns its id (0, 1, ...).
-  // Names need not be unique; the literal behind it is `t<id>_<smtSymbol(name)>`.
+  // Names need not be unique; the literal behind it is `t<id>` (`t<id>_<smtSymbol(name)>` in
+  // dumped queries).
   std::size_t track(const z3::expr& fact, std::string name);
   std::size_t tracked() const { return names_.size(); }
   const std::string& name(std::size_t id) const { return names_[id]; }
@@ -135,12 +136,14 @@ class Solver {
   std::string label_;
   z3::solver solver_;
   std::vector<std::string> names_;
-  z3::expr_vector literals_;
+  z3::expr_vector literals_;     // per tracked id in scope
+  z3::expr_vector literalPool_;  // `t<i>`, made on first use (see literal())
   std::size_t queries_ = 0;
   std::uint64_t rlimitSeen_ = 0;
   std::vector<std::size_t> scopes_;  // tracked() at each open push()
   std::unique_ptr<Watchdog> watchdog_;
 
+  z3::expr literal(std::size_t id, std::string_view name);
   std::string dump(const z3::expr_vector& assumptions, std::string_view what);
   std::uint64_t rlimitCount() const;
   void readAnswer(z3::check_result answer, int fired, QueryResult& result) const;
