@@ -110,6 +110,10 @@ struct Effects {
   std::vector<NodeEffects> nodes;  // per node of the graph
   // Per root (indexed by node): the non-output nodes that read / write it, in graph order.
   std::vector<std::vector<NodeId>> readersOf, writersOf;
+  // Some node is a `*_copy` view variant that the alias-views mode makes a view of its self
+  // (the only rule that depends on the mode): the other mode's effects differ. False: both
+  // modes have exactly these effects, and a caller may derive them once.
+  bool viewModesDiffer = false;
 
   bool mayAlias(NodeId value, NodeId root) const;
   const Access* readOf(NodeId node, NodeId root) const;
