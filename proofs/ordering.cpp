@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "core/validate.h"
@@ -514,15 +515,26 @@ class Prover {
 }  // namespace
 
 struct OrderingProver::State {
+  // A proof that tracked many facts leaves Z3's solver with structures of its size (Z3 4.8.12
+  // does not shrink them when the scope is popped), and every later query pays for them: after
+  // the 10^5-node decoder's 8,000 facts, a small program's proof took twice as long. The solver
+  // is then made anew (about a millisecond, little beside such a proof).
   OrderingOptions options;
   z3::context context;
-  Solver solver;
+  std::optional<Solver> solver;
   std::vector<z3::expr> positionPool;  // see Prover::position
-  explicit State(OrderingOptions o) : options(std::move(o)), solver(context, withLogic(options.smt), "ordering") {
+  explicit State(OrderingOptions o) : options(std::move(o)) { freshSolver(); }
+  void freshSolver() {
+    solver.reset();
+    solver.emplace(context, withLogic(options.smt), "ordering");
     // Z3 sets its solver up at the first scope (about half a millisecond): done here, with the
     // prover, so that it is no proof's cost.
-    solver.push();
-    solver.pop();
+    solver->push();
+    solver->pop();
+  }
+  void afterProof(std::size_t factsTracked) {
+    // Dumped queries are numbered by their solver: a dumping prover keeps its one solver.
+    if (factsTracked > options.freshSolverAfterFacts && options.smt.dumpDir.empty()) freshSolver();
   }
   static SmtOptions withLogic(SmtOptions smt) {
     smt.logic = "QF_IDL";  // every dependence and query is a difference constraint
@@ -539,8 +551,10 @@ OrderingProver& OrderingProver::operator=(OrderingProver&&) noexcept = default;
 
 OrderingReport OrderingProver::prove(const Program& program, const PlacedProgram& placed, const SchemaTable& schemas,
                                      bool requireMinimal) {
-  return Prover(program, placed, schemas, requireMinimal, state_->options, state_->context, state_->solver,
-                state_->positionPool).run();
+  OrderingReport report = Prover(program, placed, schemas, requireMinimal, state_->options, state_->context,
+                                 *state_->solver, state_->positionPool).run();
+  state_->afterProof(report.dependences.size() + 2 * report.inserted.size());
+  return report;
 }
 
 OrderingReport OrderingProver::prove(const Program& program, Placement placement, const SchemaTable& schemas) {

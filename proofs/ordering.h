@@ -159,6 +159,11 @@ struct OrderingOptions {
   bool minimality = true;
   // Violations listed at most (each costs a query); the verdict does not depend on it.
   std::size_t maxViolations = 64;
+  // A proof that tracked more facts than this (dependences, placed positions, questions) is
+  // followed by a fresh solver: Z3 4.8.12 keeps a large proof's structures after the scope is
+  // popped, and every later query pays for them (see OrderingProver). A prover that dumps
+  // its queries keeps one solver, whose numbering the dump files follow.
+  std::size_t freshSolverAfterFacts = 4096;
   // Tests only: leave out every dependence of this kind, to show the encoding needs it
   // (a mutation check of the encoding; no CLI flag sets it).
   std::optional<DepKind> dropKind;
@@ -188,7 +193,8 @@ struct OrderingReport {
 // Proves program after program with one Z3 context and solver, which cost more to set up than
 // the queries of a small program (a campaign, a benchmark, a test over a corpus). Every proof
 // runs in a solver scope of its own, so nothing of one proof is left for the next; the reports
-// are those of separate proofs. Not for concurrent use: one per thread.
+// are those of separate proofs. After a large proof (OrderingOptions::freshSolverAfterFacts)
+// the solver is made anew. Not for concurrent use: one per thread.
 class OrderingProver {
  public:
   explicit OrderingProver(OrderingOptions options = {});

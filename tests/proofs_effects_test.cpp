@@ -11,6 +11,7 @@
 
 #include "core/placement.h"
 #include "core/text.h"
+#include "core/validate.h"
 #include "proofs/effects.h"
 #include "tests/testing.h"
 
@@ -92,6 +93,60 @@ TEST(ProofsEffects, CopyViewsAreFreshInCopyViewsModeAndViewsInAliasViewsMode) {
   EXPECT_EQ(l.reads(kAlias, "sum_1"), Names{"b_s"});
   EXPECT_EQ(l.names(l.aliasViews.readersOf[l.at("b_s")]), (Names{"view_copy", "sum_1"}));
   EXPECT_EQ(l.names(l.copyViews.readersOf[l.at("b_s")]), Names{"view_copy"});
+}
+
+// The ordering proof derives the effects once for both modes when the copy-views derivation
+// says no node is treated differently (viewModesDiffer false): the alias-views derivation must
+// then be the same, node by node. Where they do differ, it must say so.
+bool sameEffects(const Effects& a, const Effects& b) {
+  if (a.nodes.size() != b.nodes.size() || a.readersOf != b.readersOf || a.writersOf != b.writersOf) return false;
+  for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+    const NodeEffects& x = a.nodes[i];
+    const NodeEffects& y = b.nodes[i];
+    if (x.roots != y.roots || x.elements != y.elements || x.reads != y.reads || x.writes != y.writes ||
+        x.havoc != y.havoc || x.live != y.live || x.liveWithoutHavocWrites != y.liveWithoutHavocWrites)
+      return false;
+  }
+  return true;
+}
+
+TEST(ProofsEffects, ViewModesThatDoNotDifferGiveTheSameEffects) {
+  std::size_t same = 0, differ = 0;
+  for (const char* dir : {"hazards", "real", "regressions", "models"})
+    for (const auto& file : testing::filesUnder(testing::corpusDir() / dir)) {
+      Result<Program> r = readProgram(testing::readFile(file), file.string());
+      if (!r.ok() || !validate(*r).empty()) continue;  // the corpus holds invalid inputs too
+      const Loaded l = load(*r);
+      EXPECT_EQ(l.copyViews.viewModesDiffer, l.aliasViews.viewModesDiffer) << file;
+      if (l.copyViews.viewModesDiffer) {
+        ++differ;
+      } else {
+        ++same;
+        EXPECT_TRUE(sameEffects(l.copyViews, l.aliasViews)) << file;
+      }
+    }
+  EXPECT_GT(same, 0u);
+  EXPECT_GT(differ, 0u);
+  // h05's view_copy becomes a view in the alias-views mode.
+  const Loaded h05 = hazard("h05_view_copy_becomes_view.txt");
+  EXPECT_TRUE(h05.copyViews.viewModesDiffer);
+  EXPECT_FALSE(sameEffects(h05.copyViews, h05.aliasViews));
+  // The only copy-view variant is a view_copy the program returns as a user output: a copy in
+  // both modes (ReplaceViewCopyWithViewPass leaves it), so the modes do not differ.
+  const Loaded kept = text(R"(
+def forward(self, b_s: "f32[4]", x: "f32[4]"):
+    add_: "f32[4]" = torch.ops.aten.add_.Tensor(b_s, x)
+    view_copy: "f32[2, 2]" = torch.ops.aten.view_copy.default(b_s, [2, 2])
+    return (view_copy,)
+Graph signature:
+    # inputs
+    b_s: BUFFER target='s' persistent=True
+    x: USER_INPUT
+    # outputs
+    view_copy: USER_OUTPUT
+)");
+  EXPECT_FALSE(kept.copyViews.viewModesDiffer);
+  EXPECT_TRUE(sameEffects(kept.copyViews, kept.aliasViews));
 }
 
 TEST(ProofsEffects, AViewCopyTheOutputReturnsStaysACopy) {

@@ -337,7 +337,8 @@ TEST(ProofsOrdering, EndIsValidButNotMinimalAndThatIsNoRefutation) {
 }
 
 // A prover kept across proofs gives exactly the reports of fresh ones (its queries run in
-// scopes that leave nothing behind), in any order.
+// scopes that leave nothing behind, and reuse the literals and positions of earlier scopes),
+// in any order, whether it keeps its solver or makes a fresh one after every proof.
 TEST(ProofsOrdering, AProverReusedGivesTheReportsOfFreshOnes) {
   auto text = [](const OrderingReport& r) {
     std::string s = formatOrderingReport(r, "early");
@@ -346,7 +347,10 @@ TEST(ProofsOrdering, AProverReusedGivesTheReportsOfFreshOnes) {
     return s;
   };
   OrderingProver reused;
-  std::vector<std::string> fresh, again;
+  OrderingOptions freshSolvers;
+  freshSolvers.freshSolverAfterFacts = 0;
+  OrderingProver renewed(freshSolvers);
+  std::vector<std::string> fresh, again, renewedAgain;
   const std::vector<std::filesystem::path> files = hazardFiles();
   for (const auto& file : files) {
     const Program p = testing::loadProgram(file);
@@ -357,8 +361,11 @@ TEST(ProofsOrdering, AProverReusedGivesTheReportsOfFreshOnes) {
     const Program p = testing::loadProgram(files[i]);
     const SchemaTable schemas = schemasFor(p, builtins());
     again.insert(again.begin(), text(reused.prove(p, Placement::End, schemas)) + text(reused.prove(p, Placement::Early, schemas)));
+    renewedAgain.insert(renewedAgain.begin(),
+                        text(renewed.prove(p, Placement::End, schemas)) + text(renewed.prove(p, Placement::Early, schemas)));
   }
   EXPECT_EQ(fresh, again);
+  EXPECT_EQ(fresh, renewedAgain);
 }
 
 TEST(ProofsOrdering, TinyResourceLimitIsUnknownNeverProved) {
