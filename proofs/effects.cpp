@@ -79,8 +79,11 @@ bool bindArguments(const Node& node, const Schema& schema, std::vector<const Arg
 
 class Deriver {
  public:
-  Deriver(const Program& program, const SchemaTable& schemas, ViewMode mode)
-      : program_(program), graph_(program.graph), schemas_(schemas), mode_(mode) {}
+  // `other`: the same program's effects in the other mode, or null. A node whose named values
+  // all have the same roots in both modes, and that is no `*_copy` view variant, has the same
+  // effects in both: they are copied from `other` instead of derived again.
+  Deriver(const Program& program, const SchemaTable& schemas, ViewMode mode, const Effects* other = nullptr)
+      : program_(program), graph_(program.graph), schemas_(schemas), mode_(mode), other_(other) {}
 
   Effects run() {
     const std::size_t n = graph_.nodes.size();
@@ -89,7 +92,17 @@ class Deriver {
     out_.readersOf.resize(n);
     out_.writersOf.resize(n);
     markKeptViewCopies();
-    for (std::size_t i = 0; i < n; ++i) visit(static_cast<NodeId>(i));
+    rootsDiffer_.assign(other_ ? n : 0, false);
+    for (std::size_t i = 0; i < n; ++i) {
+      const NodeId id = static_cast<NodeId>(i);
+      if (other_ && !mayDiffer(id)) {
+        out_.nodes[i] = other_->nodes[i];
+        continue;
+      }
+      visit(id);
+      if (other_)
+        rootsDiffer_[i] = out_.nodes[i].roots != other_->nodes[i].roots || out_.nodes[i].elements != other_->nodes[i].elements;
+    }
     for (std::size_t i = 0; i < n; ++i) {
       if (graph_.nodes[i].isOutput()) continue;
       for (const Access& a : out_.nodes[i].reads) out_.readersOf[a.root].push_back(static_cast<NodeId>(i));
@@ -104,6 +117,8 @@ class Deriver {
   const Graph& graph_;
   const SchemaTable& schemas_;
   ViewMode mode_;
+  const Effects* other_ = nullptr;
+  std::vector<bool> rootsDiffer_;  // with other_: the node's roots or elements differ from other_'s
   Effects out_;
   std::vector<bool> kept_;  // view_copy nodes the program returns at a non-mutation position
   std::vector<const Arg*> bound_;
@@ -175,6 +190,19 @@ class Deriver {
     accesses.erase(
         std::unique(accesses.begin(), accesses.end(), [](const Access& a, const Access& b) { return a.root == b.root; }),
         accesses.end());
+  }
+
+  // With other_: may node i's effects differ from other_'s? Only the roots and elements of the
+  // values a node names enter its effects (shareRoots, access, getitem), and only `*_copy`
+  // view variants are treated differently by the modes.
+  bool mayDiffer(NodeId i) const {
+    const Node& node = graph_.nodes[i];
+    if (node.isPlaceholder() || node.op == NodeOp::GetAttr) return false;
+    bool differs = false;
+    forEachNamed(node, [&](NodeId v) { differs = differs || rootsDiffer_[v]; });
+    if (differs || node.op != NodeOp::CallFunction) return differs;
+    const Schema* schema = schemas_.find(node.target, node.args.size());
+    return schema && isCopyViewVariant(schema->name);
   }
 
   void visit(NodeId i) {
@@ -402,6 +430,10 @@ bool sharesOnlyThroughHavoc(const Effects& effects, NodeId value, NodeId root) {
 
 Effects deriveEffects(const Program& program, const SchemaTable& schemas, ViewMode mode) {
   return Deriver(program, schemas, mode).run();
+}
+
+Effects deriveEffects(const Program& program, const SchemaTable& schemas, ViewMode mode, const Effects& otherMode) {
+  return Deriver(program, schemas, mode, &otherMode).run();
 }
 
 namespace {

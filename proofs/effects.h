@@ -130,6 +130,11 @@ bool sharesOnlyThroughHavoc(const Effects& effects, NodeId value, NodeId root);
 
 // `schemas` should be schemasFor(program, builtinSchemas()). The program must be valid.
 Effects deriveEffects(const Program& program, const SchemaTable& schemas, ViewMode mode);
+// The same, given the program's effects in the other mode (`otherMode`, from the call above):
+// the nodes the modes cannot treat differently (no `*_copy` view variant, and every value they
+// name has the same roots in both modes) are copied from it, not derived again. Equal to the
+// call above.
+Effects deriveEffects(const Program& program, const SchemaTable& schemas, ViewMode mode, const Effects& otherMode);
 
 // A mutation output (BUFFER_MUTATION or USER_INPUT_MUTATION) as the storage semantics sees it:
 // S_par writes `value`'s contents into `target` at the end.

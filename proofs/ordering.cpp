@@ -87,7 +87,7 @@ class Prover {
     // in both (modes 3), as the union of two equal derivations would say.
     effects_[0] = deriveEffects(program_, schemas_, ViewMode::CopyViews);
     if (effects_[0].viewModesDiffer) {
-      effects_[1] = deriveEffects(program_, schemas_, ViewMode::AliasViews);
+      effects_[1] = deriveEffects(program_, schemas_, ViewMode::AliasViews, effects_[0]);
       modes_ = {{&effects_[0], 1}, {&effects_[1], 2}};
     } else {
       modes_ = {{&effects_[0], 3}};

@@ -12,6 +12,7 @@
 #include "core/placement.h"
 #include "core/text.h"
 #include "core/validate.h"
+#include "gen/generator.h"
 #include "proofs/effects.h"
 #include "tests/testing.h"
 
@@ -97,7 +98,9 @@ TEST(ProofsEffects, CopyViewsAreFreshInCopyViewsModeAndViewsInAliasViewsMode) {
 
 // The ordering proof derives the effects once for both modes when the copy-views derivation
 // says no node is treated differently (viewModesDiffer false): the alias-views derivation must
-// then be the same, node by node. Where they do differ, it must say so.
+// then be the same, node by node. Where they do differ, it must say so; and the alias-views
+// effects derived from the copy-views ones (copying the nodes the modes cannot treat
+// differently) must be those derived alone.
 bool sameEffects(const Effects& a, const Effects& b) {
   if (a.nodes.size() != b.nodes.size() || a.readersOf != b.readersOf || a.writersOf != b.writersOf) return false;
   for (std::size_t i = 0; i < a.nodes.size(); ++i) {
@@ -118,11 +121,29 @@ TEST(ProofsEffects, ViewModesThatDoNotDifferGiveTheSameEffects) {
       if (!r.ok() || !validate(*r).empty()) continue;  // the corpus holds invalid inputs too
       const Loaded l = load(*r);
       EXPECT_EQ(l.copyViews.viewModesDiffer, l.aliasViews.viewModesDiffer) << file;
+      // Derived from the other mode's effects, the same as derived alone.
+      EXPECT_TRUE(sameEffects(deriveEffects(l.program, l.schemas, ViewMode::AliasViews, l.copyViews), l.aliasViews)) << file;
+      EXPECT_TRUE(sameEffects(deriveEffects(l.program, l.schemas, ViewMode::CopyViews, l.aliasViews), l.copyViews)) << file;
       if (l.copyViews.viewModesDiffer) {
         ++differ;
       } else {
         ++same;
         EXPECT_TRUE(sameEffects(l.copyViews, l.aliasViews)) << file;
+      }
+    }
+  // And generated programs of both modes, whose `*_copy` views sit anywhere in the graph.
+  for (gen::GenMode mode : {gen::GenMode::Realistic, gen::GenMode::Adversarial})
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+      gen::GenOptions options;
+      options.maxNodes = 300;
+      options.mode = mode;
+      const Loaded l = load(gen::generateFromSeed(seed, options));
+      EXPECT_TRUE(sameEffects(deriveEffects(l.program, l.schemas, ViewMode::AliasViews, l.copyViews), l.aliasViews)) << seed;
+      if (l.copyViews.viewModesDiffer) {
+        ++differ;
+      } else {
+        ++same;
+        EXPECT_TRUE(sameEffects(l.copyViews, l.aliasViews)) << seed;
       }
     }
   EXPECT_GT(same, 0u);
