@@ -196,18 +196,20 @@ TEST(FuzzPassCmd, TheCppAdapterFindsWhatTheBuiltInPlacementFinds) {
   }
 }
 
+// The shrunk programs a fuzz run wrote to `dir`: hazard id and shape -> program text.
+std::map<std::string, std::string> shrunkPrograms(const fs::path& dir) {
+  std::map<std::string, std::string> programs;
+  for (const auto& [id, files] : artifactsByHazard(dir))
+    for (const fs::path& file : files) {
+      const Program p = testing::loadProgram(file);
+      programs[id + " " + campaign::shapeOf(p)] = writeProgram(p);
+    }
+  return programs;
+}
+
 // The same through `wbcheck fuzz`: the built-in placement's findings and the adapter's, shrunk
 // (one shot and persistent), are the same shrunk programs.
 TEST(FuzzPassCmd, FuzzingTheCppAdapterWritesTheBuiltInPlacementsFindings) {
-  auto shrunkPrograms = [](const fs::path& dir) {
-    std::map<std::string, std::string> programs;  // hazard id and shape -> program text
-    for (const auto& [id, files] : artifactsByHazard(dir))
-      for (const fs::path& file : files) {
-        const Program p = testing::loadProgram(file);
-        programs[id + " " + campaign::shapeOf(p)] = writeProgram(p);
-      }
-    return programs;
-  };
   const std::string common = " --cases 60 --seed 2 --no-draw --out ";
   const fs::path builtIn = scratchDir("builtin"), persistent = scratchDir("persistent"), oneShot = scratchDir("oneshot_cpp");
   ASSERT_EQ(testing::runWbcheck("fuzz --placement upstream" + common + builtIn.string()).exitCode, 1);
@@ -321,15 +323,6 @@ TEST(PassForm, AFormThatCannotCarryTheProgramOrIsNoFormIsAUsageError) {
 // the same programs, and the findings replay with the form; without it every finding is the
 // adapter's crash.
 TEST(PassForm, FuzzingAFormThreeAdapterFindsTheBuiltInPlacementsFindings) {
-  auto shrunkPrograms = [](const fs::path& dir) {
-    std::map<std::string, std::string> programs;
-    for (const auto& [id, files] : artifactsByHazard(dir))
-      for (const fs::path& file : files) {
-        const Program p = testing::loadProgram(file);
-        programs[id + " " + campaign::shapeOf(p)] = writeProgram(p);
-      }
-    return programs;
-  };
   const std::string common = " --cases 60 --seed 2 --no-draw --out ";
   const fs::path builtIn = scratchDir("form_builtin"), form3 = scratchDir("form3"), form1 = scratchDir("form1");
   ASSERT_EQ(testing::runWbcheck("fuzz --placement upstream" + common + builtIn.string()).exitCode, 1);
