@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/text.h"
@@ -51,12 +52,23 @@ std::string formatFloat(double value) {
 }
 
 namespace {
-std::string quoteWith(std::string_view value, char quote) {
-  std::string out(1, quote);
+// Appends `value` quoted with `quote` and escaped as Python's repr does. Most values (every
+// type annotation, most strings) need no escape: one scan, one append.
+void appendQuotedWith(std::string& out, std::string_view value, char quote) {
+  auto plain = [quote](char c) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    return c != '\\' && c != quote && u >= 0x20 && u != 0x7f;
+  };
+  out += quote;
+  if (std::all_of(value.begin(), value.end(), plain)) {
+    out += value;
+    out += quote;
+    return;
+  }
   for (char c : value) {
     unsigned char u = static_cast<unsigned char>(c);
     if (c == '\\') out += "\\\\";
-    else if (c == quote) out += std::string("\\") + quote;
+    else if (c == quote) { out += '\\'; out += quote; }
     else if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
     else if (c == '\r') out += "\\r";
@@ -68,7 +80,13 @@ std::string quoteWith(std::string_view value, char quote) {
       out += c;
     }
   }
-  return out + quote;
+  out += quote;
+}
+
+std::string quoteWith(std::string_view value, char quote) {
+  std::string out;
+  appendQuotedWith(out, value, quote);
+  return out;
 }
 
 std::string joinCanonical(const std::vector<Expr>& items) {
@@ -116,26 +134,54 @@ std::string canonicalText(const Expr& e) {
 
 // ---------------------------------------------------------------------------------------------
 
-std::string formatArg(const Arg& arg, const Graph& graph) {
-  auto join = [&graph](const CompactVector<Arg>& items) {
-    std::string out;
-    for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + formatArg(items[i], graph);
-    return out;
+namespace {
+
+// Appends formatArg(arg, graph): the writer appends every piece of a node to the output in
+// place, rather than building and concatenating a string per piece.
+void appendArg(std::string& out, const Arg& arg, const Graph& graph) {
+  auto appendItems = [&out, &graph](const CompactVector<Arg>& items) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (i) out += ", ";
+      appendArg(out, items[i], graph);
+    }
   };
   switch (arg.kind) {
-    case Arg::Kind::None: return "None";
-    case Arg::Kind::Bool: return arg.boolean ? "True" : "False";
-    case Arg::Kind::Int: return std::to_string(arg.integer);
-    case Arg::Kind::Float: return text::formatFloat(arg.real);
-    case Arg::Kind::String: return text::quoteString(arg.text);
+    case Arg::Kind::None: out += "None"; return;
+    case Arg::Kind::Bool: out += arg.boolean ? "True" : "False"; return;
+    case Arg::Kind::Int: {
+      char buffer[24];
+      const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, arg.integer);
+      out.append(buffer, end);
+      return;
+    }
+    case Arg::Kind::Float: out += text::formatFloat(arg.real); return;
+    case Arg::Kind::String: text::appendQuotedWith(out, arg.text, '\''); return;
     case Arg::Kind::Ref:
       // A reference to no node (only an invalid program has one) prints as no name can read.
-      return arg.node < graph.nodes.size() ? graph.nodes[arg.node].name : "<no node #" + std::to_string(arg.node) + ">";
-    case Arg::Kind::Token: return arg.text;
-    case Arg::Kind::List: return "[" + join(arg.items) + "]";
-    case Arg::Kind::Tuple: return "(" + join(arg.items) + (arg.items.size() == 1 ? ",)" : ")");
+      if (arg.node < graph.nodes.size()) out += graph.nodes[arg.node].name;
+      else out += "<no node #" + std::to_string(arg.node) + ">";
+      return;
+    case Arg::Kind::Token: out += arg.text; return;
+    case Arg::Kind::List:
+      out += '[';
+      appendItems(arg.items);
+      out += ']';
+      return;
+    case Arg::Kind::Tuple:
+      out += '(';
+      appendItems(arg.items);
+      out += arg.items.size() == 1 ? ",)" : ")";
+      return;
   }
-  return "None";
+  out += "None";
+}
+
+}  // namespace
+
+std::string formatArg(const Arg& arg, const Graph& graph) {
+  std::string out;
+  appendArg(out, arg, graph);
+  return out;
 }
 
 namespace {
@@ -175,64 +221,121 @@ std::string normaliseTarget(std::string_view printed) {
 
 namespace {
 
-std::string quoteType(std::string_view typeText) { return text::quoteWith(typeText, '"'); }
-
-std::string formatMeta(const NodeMeta& meta) {
-  if (meta.empty()) return "";
-  std::string out = "  # meta: ";
+void appendMeta(std::string& out, const NodeMeta& meta) {
+  if (meta.empty()) return;
+  out += "  # meta: ";
   bool first = true;
   for (const auto& [key, value] : meta) {
-    out += (first ? "" : ", ") + key + "=" + value;
+    if (!first) out += ", ";
+    out += key;
+    out += '=';
+    out += value;
     first = false;
   }
-  return out;
 }
 
-std::string formatCallArguments(const Node& node, const Graph& graph) {
-  std::string out;
-  for (const Arg& a : node.args) out += (out.empty() ? "" : ", ") + formatArg(a, graph);
-  for (const auto& [key, value] : node.kwargs) out += (out.empty() ? "" : ", ") + key + " = " + formatArg(value, graph);
-  return out;
+// printTarget() per distinct target block: the nodes of one op share their target's block
+// (SharedString), so a graph of 10^6 nodes prints a few dozen targets, each once.
+class PrintedTargets {
+ public:
+  const std::string& operator()(const SharedString& target) {
+    // A graph whose every node has a block of its own (built without an interner) must not
+    // fill the table with one entry per node.
+    if (known_.size() >= kMaxKnown) known_.clear();
+    auto [it, added] = known_.try_emplace(target.data());
+    if (added) it->second = printTarget(target);
+    return it->second;
+  }
+
+ private:
+  static constexpr std::size_t kMaxKnown = 4096;
+  std::unordered_map<const void*, std::string> known_;  // by the address of the target's text
+};
+
+void appendCallArguments(std::string& out, const Node& node, const Graph& graph) {
+  bool first = true;
+  for (const Arg& a : node.args) {
+    if (!first) out += ", ";
+    appendArg(out, a, graph);
+    first = false;
+  }
+  for (const auto& [key, value] : node.kwargs) {
+    if (!first) out += ", ";
+    out += key;
+    out += " = ";
+    appendArg(out, value, graph);
+    first = false;
+  }
 }
 
-std::string formatRightHandSide(const Node& node, const Graph& graph) {
+void appendRightHandSide(std::string& out, const Node& node, const Graph& graph, PrintedTargets& printed) {
   switch (node.op) {
-    case NodeOp::GetAttr: return "self." + node.target;
-    case NodeOp::CallModule: return "self." + node.target + "(" + formatCallArguments(node, graph) + ")";
+    case NodeOp::GetAttr:
+      out += "self.";
+      out += node.target.str();
+      return;
+    case NodeOp::CallModule:
+      out += "self.";
+      out += node.target.str();
+      out += '(';
+      appendCallArguments(out, node, graph);
+      out += ')';
+      return;
     default: break;
   }
-  if (node.target == "operator.getitem" && node.args.size() == 2 && node.kwargs.empty() && node.args[0].isRef())
-    return formatArg(node.args[0], graph) + "[" + formatArg(node.args[1], graph) + "]";
-  return printTarget(node.target) + "(" + formatCallArguments(node, graph) + ")";
+  if (node.target == "operator.getitem" && node.args.size() == 2 && node.kwargs.empty() && node.args[0].isRef()) {
+    appendArg(out, node.args[0], graph);
+    out += '[';
+    appendArg(out, node.args[1], graph);
+    out += ']';
+    return;
+  }
+  out += printed(node.target);
+  out += '(';
+  appendCallArguments(out, node, graph);
+  out += ')';
 }
 
-std::string formatReturn(const Node& output, const Graph& graph) {
-  if (output.args.empty()) return "return";
-  return "return " + formatArg(output.args[0], graph);
-}
-
-std::string formatParameters(const Graph& graph) {
-  std::string out = "self";
+void appendParameters(std::string& out, const Graph& graph) {
+  out += "self";
   for (const Node& node : graph.nodes) {
     if (!node.isPlaceholder()) continue;
-    out += ", " + node.name;
-    if (!node.typeText.empty()) out += ": " + quoteType(node.typeText);
+    out += ", ";
+    out += node.name;
+    if (node.typeText.empty()) continue;
+    out += ": ";
+    text::appendQuotedWith(out, node.typeText, '"');
   }
-  return out;
 }
 
-void writeForward(std::string& out, const Graph& graph, const std::string& indent) {
-  out += indent + "def forward(" + formatParameters(graph) + "):\n";
-  const std::string body = indent + "    ";
+void writeForward(std::string& out, const Graph& graph, std::string_view indent, PrintedTargets& printed) {
+  out += indent;
+  out += "def forward(";
+  appendParameters(out, graph);
+  out += "):\n";
   for (const Node& node : graph.nodes) {
     if (node.isPlaceholder()) continue;
+    out += indent;
+    out += "    ";
     if (node.isOutput()) {
-      out += body + formatReturn(node, graph) + formatMeta(node.meta) + "\n";
+      out += "return";
+      if (!node.args.empty()) {
+        out += ' ';
+        appendArg(out, node.args[0], graph);
+      }
+      appendMeta(out, node.meta);
+      out += '\n';
       continue;
     }
-    out += body + node.name;
-    if (!node.typeText.empty()) out += ": " + quoteType(node.typeText);
-    out += " = " + formatRightHandSide(node, graph) + formatMeta(node.meta) + "\n";
+    out += node.name;
+    if (!node.typeText.empty()) {
+      out += ": ";
+      text::appendQuotedWith(out, node.typeText, '"');
+    }
+    out += " = ";
+    appendRightHandSide(out, node, graph, printed);
+    appendMeta(out, node.meta);
+    out += '\n';
   }
 }
 
@@ -268,6 +371,35 @@ void writeSections(std::string& out, const Program& program) {
     for (const std::string& schema : program.schemas) out += "    " + schema + "\n";
   }
   if (!program.rangeConstraints.empty()) out += "\nRange constraints: " + program.rangeConstraints + "\n";
+}
+
+// The pieces above as strings, for the writers of forms 2 and 3 (not the path of large
+// programs, which is form 1's).
+std::string quoteType(std::string_view typeText) { return text::quoteWith(typeText, '"'); }
+
+std::string formatMeta(const NodeMeta& meta) {
+  std::string out;
+  appendMeta(out, meta);
+  return out;
+}
+
+std::string formatParameters(const Graph& graph) {
+  std::string out;
+  appendParameters(out, graph);
+  return out;
+}
+
+std::string formatReturn(const Node& output, const Graph& graph) {
+  if (output.args.empty()) return "return";
+  std::string out = "return ";
+  appendArg(out, output.args[0], graph);
+  return out;
+}
+
+std::string formatRightHandSide(const Node& node, const Graph& graph, PrintedTargets& printed) {
+  std::string out;
+  appendRightHandSide(out, node, graph, printed);
+  return out;
 }
 
 // Calls `visit` on every node reference inside `arg`, in the order printed.
@@ -308,6 +440,7 @@ std::vector<std::vector<std::size_t>> valuesFreedAfter(const Graph& graph) {
 }
 
 void writeModuleCode(std::string& out, const Graph& graph) {
+  PrintedTargets printed;
   out += "def forward(" + formatParameters(graph) + "):\n";
   const std::vector<std::vector<std::size_t>> freed = valuesFreedAfter(graph);
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
@@ -319,7 +452,7 @@ void writeModuleCode(std::string& out, const Graph& graph) {
     }
     out += "    " + node.name;
     if (!node.typeText.empty()) out += ": " + quoteType(node.typeText);
-    out += " = " + formatRightHandSide(node, graph);
+    out += " = " + formatRightHandSide(node, graph, printed);
     if (!freed[i].empty()) {
       out += ";  ";
       for (std::size_t v : freed[i]) out += graph.nodes[v].name + " = ";
@@ -395,11 +528,19 @@ void writeStrGraph(std::string& out, const Graph& graph) {
 }  // namespace
 
 std::string writeProgram(const Program& program) {
-  std::string out = "ExportedProgram:\n    class GraphModule(torch.nn.Module):\n";
-  writeForward(out, program.graph, "        ");
+  // Room for a typical printed node (a name, a type, a target and a few arguments: under 128
+  // bytes), so that a large program's text is not copied while it grows. Pages of the reserve
+  // that the text does not reach are never touched.
+  std::size_t nodes = program.graph.nodes.size();
+  for (const Submodule& sub : program.submodules) nodes += sub.graph.nodes.size();
+  std::string out;
+  out.reserve(4096 + 128 * nodes);
+  out += "ExportedProgram:\n    class GraphModule(torch.nn.Module):\n";
+  PrintedTargets printed;
+  writeForward(out, program.graph, "        ", printed);
   for (const Submodule& sub : program.submodules) {
     out += "\n        class " + sub.name + "(torch.nn.Module):\n";
-    writeForward(out, sub.graph, "            ");
+    writeForward(out, sub.graph, "            ", printed);
   }
   writeSections(out, program);
   return out;
