@@ -239,17 +239,21 @@ Expr TokenCursor::parseNumber(const Token& t) {
     return e;
   }
   e.kind = Expr::Kind::Float;
-  const char* first = t.text.data();
-  const char* last = first + t.text.size();
-  auto [ptr, ec] = std::from_chars(first, last, e.real);
+  if (!floatValue(t.text, e.real)) fail(t, "malformed number '" + std::string(t.text) + "'");
+  return e;
+}
+
+bool floatValue(std::string_view text, double& value) {
+  const char* first = text.data();
+  const char* last = first + text.size();
+  auto [ptr, ec] = std::from_chars(first, last, value);
   if (ec == std::errc::result_out_of_range) {
     // Python reads 1e999 as inf and 1e-999 as 0.0.
-    bool tiny = t.text.find("e-") != std::string_view::npos || t.text.find("E-") != std::string_view::npos;
-    e.real = tiny ? 0.0 : std::numeric_limits<double>::infinity();
-  } else if (ec != std::errc() || ptr != last) {
-    fail(t, "malformed number '" + std::string(t.text) + "'");
+    bool tiny = text.find("e-") != std::string_view::npos || text.find("E-") != std::string_view::npos;
+    value = tiny ? 0.0 : std::numeric_limits<double>::infinity();
+    return true;
   }
-  return e;
+  return ec == std::errc() && ptr == last;
 }
 
 void TokenCursor::checkLength(const Expr& sequence) const {

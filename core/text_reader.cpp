@@ -21,6 +21,7 @@
 
 #include "core/name_index.h"
 #include "core/text.h"
+#include "core/text_graph.h"
 #include "core/text_syntax.h"
 
 namespace wb {
@@ -45,169 +46,6 @@ Pos linePos(std::size_t lineIndex, std::size_t column0 = 0) {
 std::string positionText(Pos pos) { return "line " + std::to_string(pos.line); }
 
 // ---------------------------------------------------------------------------------------------
-// One graph under construction: definitions, references, limits.
-
-// Control-flow branches are a few nodes each; the main graph is sized by the printout's lines.
-constexpr std::size_t kExpectedSubmoduleNodes = 16;
-
-class GraphBuilder {
- public:
-  // `expectedNodes` sizes the arrays and the name index up front (they grow past it).
-  GraphBuilder(const Source& source, const ReadLimits& limits, std::size_t& nodeCount, std::size_t expectedNodes)
-      : source_(source), limits_(limits), nodeCount_(nodeCount), index_(NameOf{&names_}, expectedNodes) {
-    graph.nodes.reserve(expectedNodes);
-    names_.reserve(expectedNodes);
-    positions_.reserve(expectedNodes);
-    uses_.reserve(expectedNodes);
-  }
-
-  void define(Node node, Pos pos) {
-    if (++nodeCount_ > limits_.maxNodes)
-      source_.fail(pos, "too many nodes (limit " + std::to_string(limits_.maxNodes) + ")");
-    const auto id = static_cast<std::uint32_t>(graph.nodes.size());
-    names_.push_back(stableName(node.name, pos));
-    positions_.push_back(pos);
-    const std::uint32_t first = index_.insert(id);
-    if (first != id)
-      source_.fail(pos, "duplicate node name '" + node.name + "' (first defined at " + positionText(positions_[first]) + ")");
-    graph.nodes.push_back(std::move(node));
-  }
-
-  // Room for `nodes` nodes: the main graph reserves one per line of the input (a printed node
-  // takes a line), so that the node array is not moved while it grows.
-  // Renames a placeholder (the unpacking of unlifted code rebinds the forward's parameters).
-  // The index finds a node by its current name only, so the old name is gone from it.
-  void renamePlaceholder(std::size_t index, std::string_view newName, Pos pos) {
-    Node& node = graph.nodes[index];
-    if (index_.find(newName) != NameIndex::kNone) source_.fail(pos, "duplicate node name '" + std::string(newName) + "'");
-    names_[index] = stableName(newName, pos);
-    positions_[index] = pos;
-    index_.insert(static_cast<std::uint32_t>(index));
-    node.name = newName;
-    node.target = newName;
-  }
-
-  Arg toArg(const Expr& e) {
-    switch (e.kind) {
-      case Expr::Kind::Name:
-        if (e.text.find('.') != std::string::npos) return Arg::token(e.text);
-        return reference(e.text, e.pos);
-      case Expr::Kind::Ref: return reference(e.text, e.pos);
-      case Expr::Kind::None: return Arg::none();
-      case Expr::Kind::Bool: return Arg::ofBool(e.boolean);
-      case Expr::Kind::Int: return Arg::ofInt(integerValue(e));
-      case Expr::Kind::Float: return Arg::ofFloat(e.real);
-      case Expr::Kind::String: return Arg::ofString(e.text);
-      case Expr::Kind::List:
-      case Expr::Kind::Tuple: {
-        std::vector<Arg> items;
-        items.reserve(e.items.size());
-        for (const Expr& item : e.items) items.push_back(toArg(item));
-        return e.kind == Expr::Kind::List ? Arg::list(std::move(items)) : Arg::tuple(std::move(items));
-      }
-      case Expr::Kind::Call: return Arg::token(canonicalText(e));
-      default: break;
-    }
-    source_.fail(e.pos, "unsupported argument '" + canonicalText(e) + "' (expected a name, number, string, list, tuple or constant)");
-  }
-
-  std::int64_t integerValue(const Expr& e) const {
-    std::uint64_t magnitude = 0;
-    auto [ptr, ec] = std::from_chars(e.text.data(), e.text.data() + e.text.size(), magnitude);
-    const std::uint64_t limit = std::uint64_t{1} << 63;
-    if (ec != std::errc() || ptr != e.text.data() + e.text.size() || magnitude > limit || (!e.negative && magnitude == limit))
-      source_.fail(e.pos, "integer " + std::string(e.negative ? "-" : "") + e.text + " does not fit in 64 bits");
-    if (e.negative) return magnitude == limit ? std::numeric_limits<std::int64_t>::min() : -static_cast<std::int64_t>(magnitude);
-    return static_cast<std::int64_t>(magnitude);
-  }
-
-  // Every reference must name a node defined before it (checked once the graph is complete, so
-  // that the message can say whether the name is defined later or nowhere).
-  void checkReferences() const {
-    for (const auto& [name, pos, usedAt, node] : uses_) {
-      // Defined before the use when it was read, and not renamed since: the reference is right.
-      if (node != kNoNode && sameName(names_[node], name)) continue;
-      const std::uint32_t defined = index_.find(name);
-      const std::string shown(name);
-      if (defined == NameIndex::kNone) source_.fail(pos, "undefined name '" + shown + "'");
-      if (defined >= usedAt)
-        source_.fail(pos, "'" + shown + "' is used before its definition at " + positionText(positions_[defined]));
-      source_.fail(pos, "'" + shown + "' is used before the unpacking at " + positionText(positions_[defined]) +
-                            " renames the parameters of forward()");
-    }
-  }
-
-  // The node this builder defined under `name` (its index in the graph as built), if any.
-  std::optional<std::size_t> indexOf(std::string_view name) const {
-    const std::uint32_t id = index_.find(name);
-    if (id == NameIndex::kNone) return std::nullopt;
-    return id;
-  }
-
-  // Where each node of `nodes` (this graph, finished) was defined; {0, 0} for a node the text
-  // did not define by that name.
-  std::vector<SourceLocation> locationsOf(const std::vector<Node>& nodes) const {
-    std::vector<SourceLocation> out;
-    out.reserve(nodes.size());
-    for (const Node& n : nodes) {
-      const std::uint32_t id = index_.find(n.name);
-      out.push_back(id == NameIndex::kNone ? SourceLocation{} : SourceLocation{positions_[id].line, positions_[id].column});
-    }
-    return out;
-  }
-
-  Graph graph;
-  TargetInterner targets;  // the call targets: every node of one op shares one string
-  InferenceHints hints;
-
- private:
-  // The index reads a node's name from names_, not from the node: names_ outlives the graph,
-  // which read() moves into the program before it asks for locations.
-  struct NameOf {
-    const std::vector<std::string_view>* names;
-    std::string_view operator()(std::uint32_t id) const { return (*names)[id]; }
-  };
-  using NameIndex = FlatNameIndex<NameOf>;
-
-  struct Use {
-    std::string_view name;  // as stableName() keeps it
-    Pos pos;
-    std::size_t usedAt;  // index of the node being built when the use was seen
-    NodeId node;         // the node the name named then, or kNoNode
-  };
-
-  // A view of `name` that lives as long as the builder: into the input where the name is
-  // printed at `pos` or just after it (`%x`), else a copy the builder keeps.
-  std::string_view stableName(std::string_view name, Pos pos) {
-    if (pos.line >= 1 && static_cast<std::size_t>(pos.line) <= source_.lineCount()) {
-      const std::string_view line = source_.line(static_cast<std::size_t>(pos.line - 1));
-      for (std::size_t column = static_cast<std::size_t>(pos.column - 1), last = column + 1; column <= last; ++column)
-        if (column <= line.size() && sameName(line.substr(column, name.size()), name)) return line.substr(column, name.size());
-    }
-    return copies_.emplace_back(name);
-  }
-
-  // A reference is the index of the node its name names when it is read: names are defined
-  // before their uses. checkReferences() judges every use once the graph is complete (a later
-  // definition, or none, or a renamed placeholder makes it an error there).
-  Arg reference(const std::string& name, Pos pos) {
-    const std::uint32_t id = index_.find(name);
-    const NodeId node = id != NameIndex::kNone ? static_cast<NodeId>(id) : kNoNode;
-    uses_.push_back(Use{stableName(name, pos), pos, graph.nodes.size(), node});
-    return Arg::ref(node);
-  }
-
-  const Source& source_;
-  const ReadLimits& limits_;
-  std::size_t& nodeCount_;
-  std::vector<std::string_view> names_;  // by node index: the name it is defined under now
-  std::vector<Pos> positions_;           // by node index: where that definition is
-  std::deque<std::string> copies_;       // names printed nowhere in the input ("output")
-  NameIndex index_;                      // name -> node index, over names_
-  std::vector<Use> uses_;
-};
-
-// ---------------------------------------------------------------------------------------------
 
 template <typename Spec>
 struct Located {
@@ -217,7 +55,10 @@ struct Located {
 
 class ProgramReader {
  public:
-  ProgramReader(const Source& source, const ReadLimits& limits) : source_(source), limits_(limits) {}
+  // `commonLines`: whether the common node lines of forward() take the direct path
+  // (readCommonNodeLine); without it every line goes through tokens and Exprs.
+  ProgramReader(const Source& source, const ReadLimits& limits, bool commonLines)
+      : source_(source), limits_(limits), commonLines_(commonLines) {}
 
   // `nodeLocations`, if given, receives where each node of the main graph was defined.
   Program read(std::vector<SourceLocation>* nodeLocations = nullptr) {
@@ -462,6 +303,11 @@ class ProgramReader {
       if (source_.indentOf(line) <= defIndent)
         source_.fail(linePos(line, source_.indentOf(line)),
                      "expected 'return' before the end of forward() (defined at line " + std::to_string(defLine + 1) + ")");
+      // Nearly every line: a node in the form PyTorch prints, read without tokens.
+      if (commonLines_ && readCommonNodeLine(line, builder, nodeLineScratch_)) {
+        ++line;
+        continue;
+      }
       TokenCursor statement = lexAt(line);
       if (statement.peek().isName("return")) {
         readReturn(statement, builder);
@@ -539,38 +385,7 @@ class ProgramReader {
     return std::string(first.text) + " ... " + std::string(last.text);
   }
 
-  // Caps the shapes of annotations: a hostile "f32[99999999999, ...]" must not reach an
-  // interpreter that allocates by shape.
-  void checkShape(std::string_view type, Pos pos) const {
-    std::size_t open = type.find('[');
-    if (open == std::string_view::npos) return;
-    std::size_t close = type.find(']', open);
-    if (close == std::string_view::npos) return;
-    std::string_view body = trim(type.substr(open + 1, close - open - 1));
-    if (body.empty()) return;
-    std::size_t dims = 0;
-    while (true) {
-      std::size_t comma = body.find(',');
-      std::string_view dim = trim(body.substr(0, comma));
-      if (++dims > limits_.maxDims)
-        source_.fail(pos, "shape '" + std::string(type.substr(0, close + 1)).substr(0, 60) + "' has more than " +
-                              std::to_string(limits_.maxDims) + " dimensions");
-      checkDimSize(dim, pos);
-      if (comma == std::string_view::npos) break;
-      body = body.substr(comma + 1);
-    }
-  }
-
-  void checkDimSize(std::string_view dim, Pos pos) const {
-    if (dim.empty()) return;
-    for (char ch : dim)
-      if (ch < '0' || ch > '9') return;  // symbolic: s0, 2*s0
-    std::int64_t value = 0;
-    auto [ptr, ec] = std::from_chars(dim.data(), dim.data() + dim.size(), value);
-    if (ec != std::errc() || ptr != dim.data() + dim.size() || value > limits_.maxDimSize)
-      source_.fail(pos, "dimension size " + std::string(dim.substr(0, 30)) + " exceeds the limit of " +
-                            std::to_string(limits_.maxDimSize));
-  }
+  void checkShape(std::string_view type, Pos pos) const { text::checkShape(source_, limits_, type, pos); }
 
   // name[: "type"] = expression[;  x = None ...][  # meta: k=v]
   // or the unpacking of unlifted code: x, y, = fx_pytree.tree_flatten_spec(...)
@@ -639,7 +454,7 @@ class ProgramReader {
         node.target = rhs.text.substr(5);
       } else {
         node.op = NodeOp::CallFunction;
-        node.target = builder.targets(normaliseTarget(rhs.text));
+        node.target = builder.callTarget(rhs.text);
       }
       for (const Expr& a : rhs.items) node.args.push_back(builder.toArg(a));
       for (std::size_t i = 0; i < rhs.keywordNames.size(); ++i)
@@ -679,24 +494,7 @@ class ProgramReader {
     return e.text;
   }
 
-  // `# meta: key=value, key=value`; any other comment is ignored.
-  NodeMeta parseMeta(std::string_view comment, Pos pos) const {
-    NodeMeta meta;
-    std::string_view text = trim(comment);
-    if (!startsWith(text, "meta:")) return meta;
-    text = trim(text.substr(5));
-    while (!text.empty()) {
-      std::size_t comma = text.find(',');
-      std::string_view entry = trim(text.substr(0, comma));
-      std::size_t eq = entry.find('=');
-      if (eq == std::string_view::npos || trim(entry.substr(0, eq)).empty())
-        source_.fail(pos, "malformed '# meta:' entry '" + std::string(entry) + "' (expected key=value)");
-      meta[std::string(trim(entry.substr(0, eq)))] = std::string(trim(entry.substr(eq + 1)));
-      if (comma == std::string_view::npos) break;
-      text = text.substr(comma + 1);
-    }
-    return meta;
-  }
+  NodeMeta parseMeta(std::string_view comment, Pos pos) const { return text::parseMeta(source_, comment, pos); }
 
   // return (a, b) | return a | return pytree.tree_unflatten((a,), self._out_spec) | return
   void readReturn(TokenCursor& c, GraphBuilder& builder) {
@@ -1165,62 +963,9 @@ class ProgramReader {
   Pos signaturePos_;
   std::vector<Located<InputSpec>> inputs_;
   std::vector<Located<OutputSpec>> outputs_;
+  bool commonLines_;
+  NodeLineScratch nodeLineScratch_;
 };
-
-// The bytes that never occur in a printout: control characters other than tab, line feed,
-// form feed and carriage return, and DEL.
-constexpr std::array<bool, 256> kBinaryByte = [] {
-  std::array<bool, 256> binary{};
-  for (int u = 0; u < 0x20; ++u) binary[u] = u != '\t' && u != '\n' && u != '\f' && u != '\r';
-  binary[0x7f] = true;
-  return binary;
-}();
-
-// Eight bytes at a time (SWAR): a mask with the high bit of each byte of `word` that is a binary
-// byte (kBinaryByte). Each test is exact per byte: no carry crosses a byte boundary.
-constexpr std::uint64_t kEachByte = 0x0101010101010101u;
-constexpr std::uint64_t kHighBits = 0x80 * kEachByte;
-constexpr std::uint64_t bytesEqualTo(std::uint64_t word, unsigned char c) {
-  const std::uint64_t y = word ^ (c * kEachByte);  // zero where word has c
-  return ~(((y & ~kHighBits) + ~kHighBits) | y) & kHighBits;
-}
-constexpr std::uint64_t binaryBytes(std::uint64_t word) {
-  // (b & 0x7f) + 0x60 reaches the high bit iff (b & 0x7f) >= 0x20; b < 0x80 as well: b < 0x20.
-  const std::uint64_t control = ~(((word & ~kHighBits) + 0x60 * kEachByte) | word) & kHighBits;
-  const std::uint64_t allowed =
-      bytesEqualTo(word, '\t') | bytesEqualTo(word, '\n') | bytesEqualTo(word, '\f') | bytesEqualTo(word, '\r');
-  return (control & ~allowed) | bytesEqualTo(word, 0x7f);
-}
-static_assert(binaryBytes(0x0a09207e7f000d0cu) == 0x0000000080800000u);
-static_assert(binaryBytes(0xff9f80201f0b0801u) == 0x0000000080808080u);
-
-// Rejects binary bytes up front with a position. The common case, none, is one pass over the
-// input eight bytes at a time, without a comparison per byte: in a fuzzing build, every
-// comparison (the loop's, and the sanitizers' own checks) is reported to the fuzzer, and a byte
-// loop was most of a small input's reading time. The line of the first binary byte is looked for
-// only when there is one.
-void rejectBinary(std::string_view input, const Source& source) {
-  std::uint64_t binary = 0;
-  const std::size_t words = input.size() / 8;
-  for (std::size_t w = 0; w < words; ++w) {
-    std::uint64_t word;
-    std::memcpy(&word, input.data() + 8 * w, 8);
-    binary |= binaryBytes(word);
-  }
-  for (std::size_t i = 8 * words; i < input.size(); ++i) binary |= kBinaryByte[static_cast<unsigned char>(input[i])];
-  if (!binary) return;
-  for (std::size_t i = 0; i < source.lineCount(); ++i) {
-    std::string_view l = source.line(i);
-    for (std::size_t j = 0; j < l.size(); ++j) {
-      unsigned char u = static_cast<unsigned char>(l[j]);
-      if (kBinaryByte[u]) {
-        char hex[8];
-        std::snprintf(hex, sizeof hex, "0x%02x", u);
-        source.fail(linePos(i, j), std::string("binary data (byte ") + hex + "): not a program text");
-      }
-    }
-  }
-}
 
 }  // namespace
 }  // namespace text
@@ -1231,6 +976,11 @@ Result<Program> readProgram(std::string_view input, std::string_view fileName, c
 
 Result<Program> readProgram(std::string_view input, std::string_view fileName, const ReadLimits& limits,
                             std::vector<SourceLocation>* nodeLocations) {
+  return text::readProgramWith(input, fileName, limits, nodeLocations, true);
+}
+
+Result<Program> text::readProgramWith(std::string_view input, std::string_view fileName, const ReadLimits& limits,
+                                      std::vector<SourceLocation>* nodeLocations, bool commonLines) {
   try {
     if (input.size() > limits.maxBytes)
       return Result<Program>::failure(Diagnostic{std::string(fileName), 1, 1,
@@ -1240,7 +990,7 @@ Result<Program> readProgram(std::string_view input, std::string_view fileName, c
     if (input.substr(0, 3) == "\xEF\xBB\xBF") input.remove_prefix(3);  // UTF-8 byte order mark
     text::Source source(input, fileName);
     text::rejectBinary(input, source);
-    return Result<Program>::success(text::ProgramReader(source, limits).read(nodeLocations));
+    return Result<Program>::success(text::ProgramReader(source, limits, commonLines).read(nodeLocations));
   } catch (const text::ReadError& error) {
     return Result<Program>::failure(error.diagnostic);
   } catch (const std::bad_alloc&) {

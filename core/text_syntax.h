@@ -163,6 +163,20 @@ class TokenCursor {
   const ReadLimits& limits_;
 };
 
+// The value of a float literal as the lexer delimits it ("1.5", "1e-05", ".5"); false if it is
+// malformed. Out of range reads as Python reads it: 1e999 is inf, 1e-999 is 0.0.
+bool floatValue(std::string_view text, double& value);
+
+// Rejects input with binary bytes (control characters other than whitespace, DEL) with the
+// position of the first one (text_binary.cpp).
+void rejectBinary(std::string_view input, const Source& source);
+
+// readProgram (core/text.h), with or without the direct path for the common node lines of
+// forward() (readCommonNodeLine, text_graph.h): without it, every line is lexed and parsed. Both
+// read every input to the same result; tests/reader_paths_test.cpp compares them.
+Result<Program> readProgramWith(std::string_view text, std::string_view fileName, const ReadLimits& limits,
+                                std::vector<SourceLocation>* nodeLocations, bool commonLines);
+
 // What the reader learnt about placeholders that their names alone do not say.
 struct InferenceHints {
   // str(graph) prints `placeholder[target=b_x]`: the target, where it differs from the name.

@@ -1,0 +1,160 @@
+// core/text_graph.h: one graph under construction by the program reader (core/text.h):
+// definitions, references, limits, and the node-level checks both statement parsers share.
+//
+// Internal to core/text_*.cpp. Two parsers define nodes here: the general one (text_reader.cpp,
+// over the Expr trees of text_parser.cpp) and the one for the common node line of forward()
+// (text_node_line.cpp). Both go through the same calls in the same order, so that they build
+// the same graph and report the same errors.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/name_index.h"
+#include "core/text_syntax.h"
+
+namespace wb::text {
+
+// Control-flow branches are a few nodes each; the main graph is sized by the printout's lines.
+inline constexpr std::size_t kExpectedSubmoduleNodes = 16;
+
+class GraphBuilder {
+ public:
+  // `expectedNodes` sizes the arrays and the name index up front (they grow past it).
+  GraphBuilder(const Source& source, const ReadLimits& limits, std::size_t& nodeCount, std::size_t expectedNodes);
+
+  // Adds `node`, defined at `pos`; fails on too many nodes or a name defined before.
+  void define(Node node, Pos pos) {
+    const std::uint64_t h = hashName(node.name);
+    define(std::move(node), pos, h);
+  }
+  // The same, with hashName(node.name) computed (and prefetchDefinition()'ed) before.
+  void define(Node node, Pos pos, std::uint64_t nameHash);
+  // Starts loading what define() will need for a name of hash `nameHash` (text_node_line.cpp
+  // calls it as soon as it has read the name, and define() after the rest of the line).
+  void prefetchDefinition(std::uint64_t nameHash) const { index_.prefetch(nameHash); }
+
+  // Renames a placeholder (the unpacking of unlifted code rebinds the forward's parameters).
+  // The index finds a node by its current name only, so the old name is gone from it.
+  void renamePlaceholder(std::size_t index, std::string_view newName, Pos pos);
+
+  // The node `name` names now, or kNoNode (a later definition, or none: checkReferences()).
+  NodeId resolve(std::string_view name) const {
+    const std::uint32_t id = index_.find(name);
+    return id != NameIndex::kNone ? static_cast<NodeId>(id) : kNoNode;
+  }
+  // Notes a use of `name` at `pos` that resolve() took to `node`, for checkReferences(). Only
+  // a use that may turn out wrong is kept: one that named no node yet, or a placeholder (which
+  // an unpacking may rename later). A name that named any other node names it for good.
+  void noteUse(std::string_view name, Pos pos, NodeId node) {
+    if (node != kNoNode && !graph.nodes[node].isPlaceholder()) return;
+    uses_.push_back(Use{stableName(name, pos), pos, graph.nodes.size(), node});
+  }
+  // A reference to the node `name` names: resolve() and noteUse().
+  Arg reference(std::string_view name, Pos pos) {
+    const NodeId node = resolve(name);
+    noteUse(name, pos, node);
+    return Arg::ref(node);
+  }
+
+  // The argument an expression denotes; fails on an expression that is no argument.
+  Arg toArg(const Expr& e);
+  std::int64_t integerValue(const Expr& e) const;
+
+  // The shared target of a call printed as `printed` (normaliseTarget, then interned): one
+  // normalisation per distinct printed target, not per node.
+  SharedString callTarget(std::string_view printed);
+
+  // Every reference must name a node defined before it (checked once the graph is complete, so
+  // that the message can say whether the name is defined later or nowhere).
+  void checkReferences() const;
+
+  // The node this builder defined under `name` (its index in the graph as built), if any.
+  std::optional<std::size_t> indexOf(std::string_view name) const {
+    const std::uint32_t id = index_.find(name);
+    if (id == NameIndex::kNone) return std::nullopt;
+    return id;
+  }
+
+  // Where each node of `nodes` (this graph, finished) was defined; {0, 0} for a node the text
+  // did not define by that name.
+  std::vector<SourceLocation> locationsOf(const std::vector<Node>& nodes) const;
+
+  const Source& source() const { return source_; }
+  const ReadLimits& limits() const { return limits_; }
+
+  Graph graph;
+  TargetInterner targets;  // the call targets: every node of one op shares one string
+  InferenceHints hints;
+
+ private:
+  // The index reads a node's name from names_, not from the node: names_ outlives the graph,
+  // which read() moves into the program before it asks for locations.
+  struct NameOf {
+    const std::vector<std::string_view>* names;
+    std::string_view operator()(std::uint32_t id) const { return (*names)[id]; }
+  };
+  using NameIndex = FlatNameIndex<NameOf>;
+  struct TextOf {
+    const std::vector<std::string>* texts;
+    std::string_view operator()(std::uint32_t id) const { return (*texts)[id]; }
+  };
+
+  struct Use {
+    std::string_view name;  // as stableName() keeps it
+    Pos pos;
+    std::size_t usedAt;  // index of the node being built when the use was seen
+    NodeId node;         // the node the name named then, or kNoNode
+  };
+
+  // A view of `name` that lives as long as the builder: into the input where the name is
+  // printed at `pos` or just after it (`%x`), else a copy the builder keeps.
+  std::string_view stableName(std::string_view name, Pos pos);
+
+  const Source& source_;
+  const ReadLimits& limits_;
+  std::size_t& nodeCount_;
+  std::vector<std::string_view> names_;  // by node index: the name it is defined under now
+  std::vector<Pos> positions_;           // by node index: where that definition is
+  std::deque<std::string> copies_;       // names printed nowhere in the input ("output")
+  NameIndex index_;                      // name -> node index, over names_
+  std::vector<Use> uses_;
+  std::vector<std::string> printedTargets_;     // callTarget's keys, as printed
+  std::vector<SharedString> normalisedTargets_;  // and their targets
+  FlatNameIndex<TextOf> printedTargetIndex_;
+};
+
+// Caps the shapes of annotations: a hostile "f32[99999999999, ...]" must not reach an
+// interpreter that allocates by shape.
+void checkShape(const Source& source, const ReadLimits& limits, std::string_view type, Pos pos);
+
+// `# meta: key=value, key=value` (the comment after '#'); any other comment is no meta.
+NodeMeta parseMeta(const Source& source, std::string_view comment, Pos pos);
+
+// Scratch space of readCommonNodeLine, kept from one line to the next (no allocation per line).
+struct NodeLineScratch {
+  struct PendingUse {
+    std::string_view name;
+    Pos pos;
+    NodeId node;
+  };
+  std::vector<PendingUse> uses;
+  std::vector<Arg> args;
+  std::vector<std::pair<std::string, Arg>> kwargs;
+};
+
+// Reads physical line `lineIndex` as a node statement of forward() in the form PyTorch prints
+// nearly every node in, `name: "f32[4]" = torch.ops.aten.op.overload(x, [y, 1], dim = 0)` with
+// optional `;  a = None` deletions and a trailing comment, straight into a Node of `builder`
+// (text_node_line.cpp). Returns false, having changed nothing, for any line outside that form,
+// a statement that continues on the next line, or one with an error: the general parser then
+// reads it, and says what is wrong. What it accepts it reads exactly as the general parser
+// does: the same node, the same references, the same errors from the same checks.
+bool readCommonNodeLine(std::size_t lineIndex, GraphBuilder& builder, NodeLineScratch& scratch);
+
+}  // namespace wb::text
