@@ -5,21 +5,17 @@
 // `ExportedProgram:` / `class` (forms 1 and 2), a bare `def forward` (form 2), `graph():`
 // (form 3) -- and then the sections that may follow: the graph signature (text or repr form,
 // with or without its heading), `Schemas:`, `Range constraints:`. Any other text is an error:
-// nothing is skipped unread. Statements are lexed and parsed by text_lexer.cpp and
-// text_parser.cpp.
+// nothing is skipped unread. A node line of forward() in the form PyTorch prints nearly every
+// node in is read straight into its node (text_node_line.cpp); every other statement is lexed
+// and parsed by text_lexer.cpp and text_parser.cpp. Both define nodes through the GraphBuilder
+// of text_graph.h.
 #include <algorithm>
-#include <array>
-#include <charconv>
-#include <deque>
-#include <cstdio>
-#include <cstring>
 #include <initializer_list>
-#include <limits>
 #include <new>
 #include <optional>
+#include <string>
 #include <utility>
 
-#include "core/name_index.h"
 #include "core/text.h"
 #include "core/text_graph.h"
 #include "core/text_syntax.h"
