@@ -196,7 +196,10 @@ std::string printTarget(std::string_view target) {
   std::string_view rest = target.substr(colons + 2);
   std::string printed = "torch.ops." + std::string(ns) + "." + std::string(rest);
   // Higher-order ops have no overloads; every other op without one is the default overload.
-  if (ns != "higher_order" && rest.find('.') == std::string_view::npos) printed += ".default";
+  // A name that itself ends in `.default` gets another: normaliseTarget strips one, and the
+  // printed target must read back as this one (`aten::f.default` is not `aten::f`).
+  const bool endsInDefault = rest.size() >= 8 && rest.substr(rest.size() - 8) == ".default";
+  if ((ns != "higher_order" && rest.find('.') == std::string_view::npos) || endsInDefault) printed += ".default";
   return printed;
 }
 
