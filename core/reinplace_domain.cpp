@@ -8,6 +8,26 @@
 
 namespace wb {
 
+namespace {
+
+// Reinplace annotates functional nodes only. An in-place op (ATen names them with a trailing
+// `_`: add_, index_put_) or an out= variant already writes storage of its own choosing.
+bool writesInPlaceByName(const Node& n) {
+  std::string_view t = n.target;
+  const std::size_t colons = t.find("::");
+  if (colons == std::string_view::npos) return false;
+  t.remove_prefix(colons + 2);
+  const std::size_t dot = t.find('.');
+  const std::string_view base = t.substr(0, dot);
+  const std::string_view overload = dot == std::string_view::npos ? std::string_view() : t.substr(dot + 1);
+  const bool inPlace = base.size() >= 2 && base.back() == '_' && base[base.size() - 2] != '_';  // not a dunder
+  bool out = overload.substr(0, 3) == "out";
+  for (const auto& kw : n.kwargs) out = out || kw.first == "out";
+  return inPlace || out;
+}
+
+}  // namespace
+
 std::vector<AnnotationOutsideDomain> annotationsOutsideReinplaceDomain(const Program& program) {
   std::vector<AnnotationOutsideDomain> out;
   const std::vector<Node>& nodes = program.graph.nodes;
@@ -44,7 +64,9 @@ std::vector<AnnotationOutsideDomain> annotationsOutsideReinplaceDomain(const Pro
     if (a >= nodes.size()) continue;
     const std::string arg = "argument " + std::to_string(*k) + " (%" + nodes[a].name + ")";
     std::string reason;
-    if (lastUser[i] == kNoNode) {
+    if (writesInPlaceByName(n)) {
+      reason = "%" + n.name + " is an in-place or out= op (reinplace annotates functional nodes only)";
+    } else if (lastUser[i] == kNoNode) {
       reason = "its result is used nowhere (export removes dead code before reinplace annotates)";
     } else if (nodes[a].isPlaceholder() && !mutated.count(nodes[a].name)) {
       const InputSpec* spec = program.signature.inputForPlaceholder(nodes[a].name);

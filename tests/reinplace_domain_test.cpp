@@ -82,6 +82,14 @@ TEST(ReinplaceDomain, WhatReinplaceNeverMakesIsOutside) {
                                          "        z: \"f32[4]\" = torch.ops.aten.add.Tensor(mul, y)\n",
                                   "z", "")),
               HasSubstr("(%mul) is used later by %z"));
+  // Reinplace annotates functional nodes only: never an in-place op or an out= variant
+  // (text_program_fuzzer's mutator annotated an add_; early was then judged on it).
+  EXPECT_THAT(outside(programWith("        y: \"f32[4]\" = torch.ops.aten.add_.Tensor(b_s, x)  # meta: _share_alloc_with_arg_idx=1\n",
+                                  "y", "s")),
+              HasSubstr("y: %y is an in-place or out= op"));
+  EXPECT_THAT(outside(programWith(kMul + "        y: \"f32[4]\" = torch.ops.aten.add.out(mul, 1, out=b_s)  # meta: _share_alloc_with_arg_idx=0\n",
+                                  "y", "s")),
+              HasSubstr("y: %y is an in-place or out= op"));
 }
 
 // The programs whose placement "bugs" came from an annotated node nobody uses, whose argument
