@@ -346,6 +346,21 @@ class MutatedInputs {
   std::optional<Index> userInputs_;
 };
 
+// Whether `value`'s annotated shape broadcasts into `target`'s (trailing dimensions equal, or 1
+// in the value). Unknown or symbolic shapes are taken to fit: only what is annotated is checked.
+bool broadcastsInto(const Node& value, const Node& target) {
+  const std::optional<TensorType> v = value.tensorType(), t = target.tensorType();
+  if (!v || !t) return true;
+  for (const Dim& d : v->shape) if (!d.isStatic()) return true;
+  for (const Dim& d : t->shape) if (!d.isStatic()) return true;
+  if (v->shape.size() > t->shape.size()) return false;
+  for (std::size_t k = 1; k <= v->shape.size(); ++k) {
+    const std::int64_t vd = v->shape[v->shape.size() - k].size, td = t->shape[t->shape.size() - k].size;
+    if (vd != td && vd != 1) return false;
+  }
+  return true;
+}
+
 void checkSignature(const Program& program, const GraphFacts& facts, Reporter& report) {
   const Graph& graph = program.graph;
   const Signature& signature = program.signature;
@@ -414,6 +429,8 @@ void checkSignature(const Program& program, const GraphFacts& facts, Reporter& r
     }
   }
 
+  const std::span<const Arg> returned =
+      facts.outputIsLast && graph.nodes.back().args.size() == 1 ? graph.returnedArgs() : std::span<const Arg>();
   // Mutation targets resolve, and no input is the target of two mutations: per input spec,
   // the first output spec that mutates it.
   constexpr std::size_t kNotMutated = static_cast<std::size_t>(-1);
@@ -429,6 +446,18 @@ void checkSignature(const Program& program, const GraphFacts& facts, Reporter& r
       report.error("output spec #" + std::to_string(i) + " (" + std::string(toString(spec.kind)) + " of " +
                    quoted(spec.name) + ") targets " + quoted(spec.target) + ", but " + std::string(wanted));
       continue;
+    }
+    // The write-back copy_(target, value) broadcasts the value into the target: a value whose
+    // shape does not broadcast to the target's has no write-back (export never makes one).
+    const std::size_t j = static_cast<std::size_t>(input - signature.inputs.data());
+    if (i < returned.size() && returned[i].isRef() && returned[i].node < graph.nodes.size() &&
+        j < facts.placeholders.size() && graph.nodes[facts.placeholders[j]].name == input->name) {
+      const Node& value = graph.nodes[returned[i].node];
+      const Node& target = graph.nodes[facts.placeholders[j]];
+      if (!broadcastsInto(value, target))
+        report.error("output spec #" + std::to_string(i) + " (" + std::string(toString(spec.kind)) + " of " +
+                     quoted(spec.name) + ") writes " + quoted(value.typeText) + " back into " + quoted(target.name) +
+                     " (" + quoted(target.typeText) + "): the shape does not broadcast to the target's");
     }
     if (mutatedBy.empty()) mutatedBy.assign(signature.inputs.size(), kNotMutated);
     std::size_t& first = mutatedBy[static_cast<std::size_t>(input - signature.inputs.data())];

@@ -5,6 +5,8 @@
 // equivalent.
 #include <gtest/gtest.h>
 
+#include "core/reinplace_domain.h"
+
 #include <map>
 #include <set>
 #include <string>
@@ -243,6 +245,8 @@ TEST(ValidateCorpus, EarlyIsProvedEquivalentOnEveryFile) {
     if (file.string().find("/crashes/") != std::string::npos) continue;
     SCOPED_TRACE(file.string());
     const Program program = testing::loadProgram(file);
+    // Outside reinplace's domain the oracle judges no placement; nor does this test.
+    if (!annotationsOutsideReinplaceDomain(program).empty()) continue;
     const PlacedProgram placed = place(program, Placement::Early, schemasFor(program, builtinSchemas()));
     ASSERT_FALSE(placed.failure.has_value());
     const PreparedPair pair = prepared(program, placed.program);

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "campaign/campaign.h"
+#include "core/text.h"
+#include "core/validate.h"
 #include "tests/testing.h"
 
 namespace wb {
@@ -103,6 +105,26 @@ TEST(Regressions, FalseAlarmsStayQuiet) {
   checkEveryPlacement("false-alarms", reported, [](Placement, const oracle::CheckReport& report) {
     EXPECT_EQ(report.verdict, oracle::Verdict::Holds) << oracle::formatReport(report);
   });
+}
+
+// Inputs that validate() once accepted and a consumer then failed on (corpus/regressions/rejected,
+// extension .rejected so that the tests reading every corpus program leave them out): each reads,
+// and validate() rejects it with the message its `# expect error:` line gives.
+TEST(Regressions, RejectedInputsAreInputErrors) {
+  const auto files = wb::testing::filesUnder(wb::testing::corpusDir() / "regressions" / "rejected", {".rejected"});
+  EXPECT_FALSE(files.empty()) << "corpus/regressions/rejected/ is empty";
+  for (const auto& path : files) {
+    SCOPED_TRACE(path.string());
+    const std::string text = wb::testing::readFile(path);
+    const std::string tag = "# expect error: ";
+    const std::size_t at = text.find(tag);
+    ASSERT_NE(at, std::string::npos) << "no `# expect error:` line";
+    const std::string expected = text.substr(at + tag.size(), text.find('\n', at) - at - tag.size());
+    Result<Program> read = readProgram(text, path.string());
+    ASSERT_TRUE(read.ok()) << formatAll(read.errors);
+    const std::string errors = formatAll(validate(*read));
+    EXPECT_NE(errors.find(expected), std::string::npos) << errors;
+  }
 }
 
 }  // namespace
