@@ -86,7 +86,9 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
     copy.op = NodeOp::CallFunction;
     copy.target = copyTarget;
     copy.args = {Arg::ref(target), value};  // input spec s is placeholder node s
-    if (value.isRef() && value.node < n) copy.typeText = in.nodes[value.node].typeText;
+    // copy_ returns its first argument, so the copy has the target's type: the value may
+    // broadcast into it (i64[1] into i64[0]) or differ in dtype.
+    if (target < n) copy.typeText = in.nodes[target].typeText;
     copies.push_back(std::move(copy));
   }
   if (order == OutputOrder::KeepPositions) {

@@ -165,7 +165,9 @@ def place(text: str) -> str:
         taken.add(copy)
         copies.append(copy)
         value = values[position]
-        typed = f": {annotation[value]}" if annotation.get(value) else ""
+        # copy_ returns its first argument: the copy has the target's type.
+        placeholder = input_name_to_node[target]
+        typed = f": {annotation[placeholder]}" if annotation.get(placeholder) else ""
         inserted.append(f"{indent}{copy}{typed} = torch.ops.aten.copy_.default({input_name_to_node[target]}, {value})")
     # Upstream's layout: the copies, then every returned value that got none (user outputs and
     # skipped mutations), in order; the mutation specs are renamed by position in it.
