@@ -71,6 +71,8 @@ if [ ! -f "$build_dir/build.ninja" ]; then
 fi
 replays=()
 for t in "${targets[@]}"; do replays+=("${t}_replay"); done
+# still_fails replays every program finding with it.
+[[ " ${replays[*]} " == *" text_program_fuzzer_replay "* ]] || replays+=(text_program_fuzzer_replay)
 mkdir -p "$work_dir"
 cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}" "${replays[@]}" >"$work_dir/build.log" 2>&1 ||
   { tail -30 "$work_dir/build.log" >&2; echo "ci-fuzz: build failed" >&2; exit 2; }
@@ -129,6 +131,19 @@ copy_seeds() {
   done
 }
 
+# Whether the program file $2 still shows the failure named $1 (oracle seed $3) when read back.
+still_fails() {
+  local property=$1 file=$2 seed=$3
+  if [[ $property == "early != S_par" || $property == "early failed" ]]; then
+    [ -x "$wbcheck" ] || return 0  # cannot tell: keep the file
+    ! "$wbcheck" check "$file" --placement early --seed "$seed" --inputs 2 >/dev/null 2>&1
+  else
+    local driver="$build_dir/fuzz/text_program_fuzzer_replay"
+    [ -x "$driver" ] || return 0
+    ! "$driver" "$file" >/dev/null 2>&1
+  fi
+}
+
 # Writes a regression file for one crashing input of target $1; adds a summary line and a
 # report (runs in this shell, not a subshell: it appends to the arrays).
 reduce_crash() {
@@ -177,6 +192,25 @@ $(tail -40 "$tmp/replay.log")")
     replay_cmd="$wbcheck check $out --placement early --seed ${seed:-0} --inputs 2"
   else
     replay_cmd="$build_dir/fuzz/text_program_fuzzer_replay $out"
+  fi
+  # The file must still fail as written: printing a program can lose the failure (a writer bug
+  # once did). A shrunk file that passes falls back to the unshrunk program, and one that passes
+  # too to the raw input.
+  if ! still_fails "$property" "$tmp/body.txt" "${seed:-0}"; then
+    if [ "$how" != "not shrunk (the failure does not reproduce outside libFuzzer)" ] &&
+       still_fails "$property" "$tmp/program.txt" "${seed:-0}"; then
+      how="not shrunk (the shrunk program no longer failed when read back)"
+      cp "$tmp/program.txt" "$tmp/body.txt"
+    else
+      raw_dir="$(echo "${seed_dirs[$target]}" | cut -d' ' -f1)/regressions"
+      mkdir -p "$raw_dir"
+      cp "$crash" "$raw_dir/crash-$sha"
+      summary+=("  finding: $raw_dir/crash-$sha ($property; raw input: its printed program does not fail)")
+      reports+=("==== finding of $target: $property (raw input; the printed program does not fail) ====
+replay: $replay $raw_dir/crash-$sha
+$(tail -40 "$tmp/replay.log")")
+      return
+    fi
   fi
   {
     echo "# $property: found by fuzz/ci-fuzz.sh ($target, $(date -u +%Y-%m-%d)), $how."
