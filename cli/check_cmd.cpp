@@ -30,8 +30,7 @@ struct CheckCmdOptions {
   bool strict = false;
   bool json = false;
   bool validate = false;  // also prove the placed program equivalent to the program (Z3)
-  std::uint32_t timeoutMs = proofs::SmtOptions{}.timeoutMs;  // per query of --validate
-  std::uint64_t rlimit = proofs::SmtOptions{}.rlimit;         // per query of --validate
+  proofs::SmtOptions smt;  // the limits of --validate's queries
   PassCmdOptions passCmd;  // the pass under test as a command (docs/pass-protocol.md)
 };
 
@@ -79,10 +78,6 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
     std::cerr << "wbcheck check: --inputs must be between 1 and 1000\n";
     return kInputError;
   }
-  if (options.rlimit > 0xffffffffu) {
-    std::cerr << "wbcheck check: --rlimit must be at most 4294967295\n";
-    return kInputError;
-  }
   std::optional<LoadedProgram> loaded = loadProgram(options.file, options.input);
   if (!loaded) return kInputError;
   std::optional<passcmd::PassRunner> runner;
@@ -124,8 +119,7 @@ int runCheck(const CheckCmdOptions& options, const std::vector<std::string>& arg
   std::optional<proofs::PlacedEquivalence> validation;
   if (options.validate && (!external || external->outcome == passcmd::PassOutcome::Placed)) {
     proofs::EquivalenceOptions e;
-    e.smt.timeoutMs = options.timeoutMs;
-    e.smt.rlimit = options.rlimit;
+    e.smt = options.smt;
     e.dumpName = "check-validate";
     validation = proofs::provePlacedEquivalent(
         loaded->program, external ? external->placed : place(loaded->program, *placement, loaded->schemas), e);
@@ -200,10 +194,7 @@ void registerCheck(CLI::App& app, Action& action, const std::vector<std::string>
   sub->add_flag("--validate", options->validate,
                 "also prove the placed program equivalent to the program under S_par for every input (Z3, as `wbcheck "
                 "validate` does): refuted is exit 1, unknown exit 3");
-  sub->add_option("--timeout-ms", options->timeoutMs, "with --validate: wall-clock guard per solver query, in ms (0: none)")
-      ->capture_default_str();
-  sub->add_option("--rlimit", options->rlimit, "with --validate: Z3 resource limit per query, deterministic (0: none)")
-      ->capture_default_str();
+  addSmtOptions(*sub, options->smt, false, "with --validate: ");
   sub->add_flag("--json", options->json, "machine-readable output");
   sub->callback([&action, options, argv] { action = [options, argv] { return runCheck(*options, argv); }; });
 }

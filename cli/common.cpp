@@ -75,6 +75,18 @@ void addBehavioursOption(CLI::App& command, int& behaviours) {
   command.add_option("--behaviours", behaviours, kBehavioursHelp)->capture_default_str()->check(CLI::Range(1, 64));
 }
 
+void addSmtOptions(CLI::App& command, proofs::SmtOptions& smt, bool memoryAndDump, const std::string& helpPrefix) {
+  command.add_option("--timeout-ms", smt.timeoutMs, helpPrefix + "wall-clock guard per solver query, in ms (0: none)")
+      ->capture_default_str();
+  command.add_option("--rlimit", smt.rlimit, helpPrefix + "Z3 resource limit per query, deterministic (0: none)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{0xffffffffu}));
+  if (!memoryAndDump) return;
+  command.add_option("--memory-mb", smt.memoryMb, helpPrefix + "Z3 memory limit in MB, building and solving the queries (0: none)")
+      ->capture_default_str();
+  command.add_option("--smt-dump", smt.dumpDir, helpPrefix + "write every query to DIR as an .smt2 file `z3 FILE` answers");
+}
+
 void addBehavioursOption(CLI::App& command, std::optional<int>& behaviours) {
   command.add_option("--behaviours", behaviours, std::string(kBehavioursHelp) + " (default: the file header's, else 4)")
       ->check(CLI::Range(1, 64));

@@ -13,6 +13,7 @@
 #include "core/ir.h"
 #include "core/schema.h"
 #include "passcmd/external_pass.h"
+#include "proofs/smt.h"
 
 namespace wb::cli {
 
@@ -52,6 +53,11 @@ void addPassCmdOptions(CLI::App& command, PassCmdOptions& options, CLI::Option* 
 // optional form (shrink, draw) leaves it unset when not given: the file header's then counts.
 void addBehavioursOption(CLI::App& command, int& behaviours);
 void addBehavioursOption(CLI::App& command, std::optional<int>& behaviours);
+
+// The solver's limits (proofs::SmtOptions) on every command that runs Z3: --timeout-ms and
+// --rlimit (Z3 takes a 32-bit rlimit: a larger one is a usage error, exit 2), and with
+// `memoryAndDump` --memory-mb and --smt-dump. `helpPrefix` starts each help text ("with --validate: ").
+void addSmtOptions(CLI::App& command, proofs::SmtOptions& smt, bool memoryAndDump, const std::string& helpPrefix = "");
 
 // A whole input. A regular file is mapped into memory (read in place, never copied); standard
 // input and other files are read into a string.

@@ -22,10 +22,7 @@ namespace {
 struct ProveCmdOptions {
   std::string file;
   std::string placement = "early";
-  std::uint32_t timeoutMs = 30'000;
-  std::uint64_t rlimit = proofs::SmtOptions{}.rlimit;
-  std::uint32_t memoryMb = proofs::SmtOptions{}.memoryMb;
-  std::string smtDump;
+  proofs::SmtOptions smt;
   std::string only;  // "", "ordering" or "equivalence"
   bool json = false;
   PassCmdOptions passCmd;  // the pass under test as a command (docs/pass-protocol.md)
@@ -46,21 +43,13 @@ int runProve(const ProveCmdOptions& options, const std::vector<std::string>& arg
     std::cerr << "wbcheck prove: unknown placement '" << options.placement << "'\n";
     return kInputError;
   }
-  if (options.rlimit > 0xffffffffu) {
-    std::cerr << "wbcheck prove: --rlimit must be at most 4294967295\n";
-    return kInputError;
-  }
   std::optional<LoadedProgram> loaded = loadProgram(options.file);
   if (!loaded) return kInputError;
   if (!options.only.empty() && options.only != "ordering" && options.only != "equivalence") {
     std::cerr << "wbcheck prove: --only takes ordering or equivalence, not '" << options.only << "'\n";
     return kInputError;
   }
-  proofs::SmtOptions smt;
-  smt.timeoutMs = options.timeoutMs;
-  smt.rlimit = options.rlimit;
-  smt.memoryMb = options.memoryMb;
-  smt.dumpDir = options.smtDump;
+  const proofs::SmtOptions& smt = options.smt;
   // What is proved: the built-in placement's output, or the command's (run once). A command
   // that crashes, hangs or prints what does not read has placed nothing: that is the verdict.
   const bool byCommand = !options.passCmd.command.empty();
@@ -158,13 +147,7 @@ void registerProve(CLI::App& app, Action& action, const std::vector<std::string>
           ->capture_default_str();
   addPassCmdOptions(*sub, options->passCmd, placementOption, false);
   sub->add_option("--only", options->only, "ordering | equivalence: one of the two proofs (default: both)");
-  sub->add_option("--timeout-ms", options->timeoutMs, "wall-clock guard per solver query, in ms (0: none)")
-      ->capture_default_str();
-  sub->add_option("--rlimit", options->rlimit, "Z3 resource limit per query, deterministic (0: none)")
-      ->capture_default_str();
-  sub->add_option("--memory-mb", options->memoryMb, "Z3 memory limit in MB, building and solving the queries (0: none)")
-      ->capture_default_str();
-  sub->add_option("--smt-dump", options->smtDump, "write every query to DIR as an .smt2 file `z3 FILE` answers");
+  addSmtOptions(*sub, options->smt, true);
   sub->add_flag("--json", options->json, "machine-readable output");
   sub->callback([&action, options, argv] { action = [options, argv] { return runProve(*options, argv); }; });
 }

@@ -13,18 +13,11 @@ namespace {
 
 struct ValidateCmdOptions {
   std::string before, after;
-  std::uint32_t timeoutMs = proofs::SmtOptions{}.timeoutMs;
-  std::uint64_t rlimit = proofs::SmtOptions{}.rlimit;
-  std::uint32_t memoryMb = proofs::SmtOptions{}.memoryMb;
+  proofs::SmtOptions smt;
   bool json = false;
-  std::string smtDump;
 };
 
 int runValidate(const ValidateCmdOptions& options, const std::vector<std::string>& argv) {
-  if (options.rlimit > 0xffffffffu) {
-    std::cerr << "wbcheck validate: --rlimit must be at most 4294967295\n";
-    return kInputError;
-  }
   std::optional<LoadedProgram> before = loadProgram(options.before);
   if (!before) return kInputError;
   std::optional<LoadedProgram> after = loadProgram(options.after);
@@ -43,10 +36,7 @@ int runValidate(const ValidateCmdOptions& options, const std::vector<std::string
     return kInputError;
   }
   proofs::EquivalenceOptions eq;
-  eq.smt.timeoutMs = options.timeoutMs;
-  eq.smt.rlimit = options.rlimit;
-  eq.smt.memoryMb = options.memoryMb;
-  eq.smt.dumpDir = options.smtDump;
+  eq.smt = options.smt;
   eq.dumpName = "validate";
   const proofs::EquivalenceReport report = proofs::checkEquivalence(*pair, eq);
   if (options.json) {
@@ -67,13 +57,8 @@ void registerValidate(CLI::App& app, Action& action, const std::vector<std::stri
       "validate", "Prove a pass's output (AFTER, with copy_ nodes) equivalent to its input (BEFORE) under S_par, or refute it");
   sub->add_option("BEFORE", options->before, "the program with mutation outputs, or - for standard input")->required();
   sub->add_option("AFTER", options->after, "what the pass printed: the program with its copy_ nodes")->required();
-  sub->add_option("--timeout-ms", options->timeoutMs, "wall-clock guard per solver query, in ms (0: none)")
-      ->capture_default_str();
-  sub->add_option("--rlimit", options->rlimit, "Z3 resource limit per query, deterministic (0: none)")->capture_default_str();
-  sub->add_option("--memory-mb", options->memoryMb, "Z3 memory limit in MB, building and solving the queries (0: none)")
-      ->capture_default_str();
+  addSmtOptions(*sub, options->smt, true);
   sub->add_flag("--json", options->json, "machine-readable output");
-  sub->add_option("--smt-dump", options->smtDump, "write every query to DIR as an .smt2 file `z3 FILE` answers");
   sub->callback([&action, options, argv] { action = [options, argv] { return runValidate(*options, argv); }; });
 }
 

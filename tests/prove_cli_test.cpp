@@ -55,6 +55,20 @@ TEST(CliProve, ASolverLimitIsUnknownExitThreeNeverAPass) {
   EXPECT_NE(r.out.find("verdict: unknown (satisfaction query: rlimit exhausted"), std::string::npos) << r.out;
 }
 
+// Z3 takes a 32-bit rlimit: every command that runs it refuses a larger one as a usage error
+// (it would otherwise wrap to a small limit and turn proofs into unknowns).
+TEST(CliProve, AnRlimitZ3CannotTakeIsAUsageError) {
+  const std::string program = hazard("h05_view_copy_becomes_view.txt");
+  for (const std::string& command : {"prove " + program, "validate " + program + " " + program,
+                                    "check " + program + " --validate"}) {
+    SCOPED_TRACE(command);
+    CliRun r = wbcheck(command + " --rlimit 4294967296");
+    EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("--rlimit"), std::string::npos) << r.err;
+    EXPECT_NE(wbcheck(command + " --rlimit 4294967295").exitCode, 2);  // the largest is taken
+  }
+}
+
 TEST(CliProve, JsonHasTheDocumentedShape) {
   CliRun r = wbcheck("prove " + hazard("h08b_copy_cycle_swap.txt") + " --json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
