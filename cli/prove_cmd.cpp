@@ -11,6 +11,7 @@
 #include "cli/common.h"
 #include "cli/equivalence_json.h"
 #include "cli/ordering_json.h"
+#include "core/reinplace_domain.h"
 #include "passcmd/pass_runner.h"
 #include "proofs/equivalence.h"
 #include "proofs/ordering.h"
@@ -47,6 +48,28 @@ int runProve(const ProveCmdOptions& options, const std::vector<std::string>& arg
   if (!loaded) return kInputError;
   if (!options.only.empty() && options.only != "ordering" && options.only != "equivalence") {
     std::cerr << "wbcheck prove: --only takes ordering or equivalence, not '" << options.only << "'\n";
+    return kInputError;
+  }
+  // ExecuTorch makes no program with an annotation outside reinplace's domain (DESIGN §7): the
+  // oracle judges no placement on one (`wbcheck check` reports it as a finding about the
+  // program), and the ordering proof would refute early on it. Nothing judged is an input
+  // error, never a proof.
+  if (const std::vector<AnnotationOutsideDomain> outside = annotationsOutsideReinplaceDomain(loaded->program);
+      !outside.empty()) {
+    std::string why = "not judged: ExecuTorch makes no program with an annotation outside reinplace's domain "
+                      "(`wbcheck check` reports it as a finding about the program):";
+    for (const AnnotationOutsideDomain& a : outside)
+      why += "\n  %" + loaded->program.graph.nodes[a.node].name + ": " + a.reason;
+    if (options.json) {
+      nlohmann::json out = provenance(argv);
+      out["file"] = options.file;
+      out["verdict"] = "error";
+      out["error"] = why;
+      out["exit_code"] = static_cast<int>(kInputError);
+      std::cout << out.dump(2) << "\n";
+    } else {
+      std::cerr << "wbcheck prove: " << loaded->path << ": " << why << "\n";
+    }
     return kInputError;
   }
   const proofs::SmtOptions& smt = options.smt;
@@ -140,6 +163,7 @@ void registerProve(CLI::App& app, Action& action, const std::vector<std::string>
       "that early places each as early as possible; name the violated constraints otherwise. Prove the placed program\n"
       "equivalent to the program under S_par (as `validate` does), or refute it with a counterexample.\n"
       "With --pass-cmd, the placed program is the command's output (docs/pass-protocol.md); it need not be minimal.\n"
+      "A program with an annotation outside reinplace's domain is not judged (exit 2), as `wbcheck check` judges none.\n"
       "Exit codes: 0 proved, 1 refuted (or early not minimal), 2 usage or input error, 3 unknown (solver limit).");
   sub->add_option("FILE", options->file, "program file, or - for standard input")->required();
   CLI::Option* placementOption =

@@ -69,6 +69,27 @@ TEST(CliProve, AnRlimitZ3CannotTakeIsAUsageError) {
   }
 }
 
+// A program ExecuTorch never makes (an in-place op annotated with _share_alloc_with_arg_idx,
+// CI's text_program_fuzzer found one) is judged by no placement: the oracle reports it as a
+// finding about the program, and prove refuses it (exit 2, naming the node) instead of refuting
+// early on it or saying proved.
+TEST(CliProve, AProgramOutsideReinplacesDomainIsNotJudged) {
+  const std::string file =
+      (wb::testing::corpusDir() / "regressions" / "false-alarms" / "early_share_alloc_on_inplace_op.txt").string();
+  CliRun r = wbcheck("prove " + file);
+  EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("not judged: ExecuTorch makes no program with an annotation outside reinplace's domain"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is an in-place or out= op"), std::string::npos) << r.err;
+  CliRun json = wbcheck("prove " + file + " --json");
+  EXPECT_EQ(json.exitCode, 2);
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["verdict"], "error");
+  EXPECT_EQ(j["exit_code"], 2);
+  CliRun check = wbcheck("check " + file);
+  EXPECT_NE(check.out.find("placement not judged"), std::string::npos) << check.out;
+}
+
 TEST(CliProve, JsonHasTheDocumentedShape) {
   CliRun r = wbcheck("prove " + hazard("h08b_copy_cycle_swap.txt") + " --json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
