@@ -1169,7 +1169,11 @@ class ElementExecutor {
       const Value& dims = call.arg("dim");
       if (!dims.isNone() && !(dims.kind == Value::Kind::List && dims.items.empty())) {
         reduce.assign(rank, false);
-        for (std::int64_t d : asIntList(dims, "dim")) reduce[static_cast<std::size_t>(normDim(d, rank))] = true;
+        // A 0-d tensor takes dim 0 or -1 and reduces nothing (as core's shape rule says).
+        for (std::int64_t d : asIntList(dims, "dim")) {
+          const std::size_t u = static_cast<std::size_t>(normDim(d, rank));
+          if (rank > 0) reduce[u] = true;
+        }
       }
       if (const Value* keep = call.find("keepdim")) keepdim = asInt(*keep, "keepdim") != 0;
     }
