@@ -5,13 +5,19 @@
 # its .options (and dictionary) as ClusterFuzzLite passes them, and exit 0. CI runs it
 # (scripts/test.sh); it fails with the fuzzer's log on the first that does not.
 #
-# Environment: CFLITE_DIR (default build-cflite: out/, work/, run/), RUNS (default 1000).
+# The runs use a fixed libFuzzer -seed (SEED, default 1): this checks the build, so the same
+# commit gives the same 1000 executions and the same verdict; finding bugs is ci-fuzz.sh's work
+# (its seeds vary), and a finding here replays with the seed printed.
+#
+# Environment: CFLITE_DIR (default build-cflite: out/, work/, run/), RUNS (default 1000),
+# SEED (default 1).
 # CMAKE_CXX_COMPILER_LAUNCHER=ccache in the environment makes the build use ccache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 dir=${CFLITE_DIR:-build-cflite}
 runs=${RUNS:-1000}
+seed=${SEED:-1}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 rm -rf "$dir/out" "$dir/run"
@@ -47,13 +53,13 @@ while read -r target _; do
   done <"$dir/out/$target.options"
   t0=$(date +%s)
   set +e
-  (cd "$dir/run" && "$dir/out/$target" "${options[@]}" -runs="$runs" -print_final_stats=1 "$seeds") >"$dir/run/$target.log" 2>&1
+  (cd "$dir/run" && "$dir/out/$target" "${options[@]}" -runs="$runs" -seed="$seed" -print_final_stats=1 "$seeds") >"$dir/run/$target.log" 2>&1
   rc=$?
   set -e
   done_line=$(grep -E "^Done $runs runs" "$dir/run/$target.log" || true)
   if [ $rc -ne 0 ] || [ -z "$done_line" ]; then
     tail -40 "$dir/run/$target.log" >&2
-    echo "cflite-check: $target exited $rc (expected 0 and 'Done $runs runs'; log: $dir/run/$target.log)" >&2
+    echo "cflite-check: $target exited $rc (expected 0 and 'Done $runs runs'; -seed=$seed; log: $dir/run/$target.log)" >&2
     failed=1
   else
     seeds_count=$(find "$seeds" -type f | wc -l)
