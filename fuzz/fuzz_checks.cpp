@@ -25,7 +25,7 @@ namespace wb::fuzz {
 
 namespace {
 
-// Bounds of textProgramIsSmall: generated programs stay far below them (24 body nodes, 24
+// Bounds of textProgramIsSmall: generated programs stay far below them (kFuzzMaxNodes body nodes, 24
 // elements per tensor), text inputs may declare anything up to ReadLimits.
 constexpr std::size_t kSmallNodes = 96;
 constexpr std::int64_t kSmallElements = 1 << 14;
@@ -56,25 +56,21 @@ std::optional<Finding> checkRoundTrip(const Program& program) {
 
 std::string joinDiagnostics(const std::vector<Diagnostic>& diagnostics) { return formatAll(diagnostics); }
 
-// Places with every placement; returns early's and end's results through the out-parameters.
-std::optional<Finding> checkPlacements(const Program& program, const SchemaTable& schemas, PlacedProgram& early,
-                                       PlacedProgram& end) {
-  for (Placement placement : allPlacements()) {
+// Places with `early` and `end`; returns their results through the out-parameters.
+std::optional<Finding> checkOurPlacements(const Program& program, const SchemaTable& schemas, PlacedProgram& early,
+                                          PlacedProgram& end) {
+  for (Placement placement : {Placement::Early, Placement::End}) {
     const std::string name(toString(placement));
     std::optional<Finding> f = guarded("place(" + name + ")", [&]() -> std::optional<Finding> {
       PlacedProgram placed = place(program, placement, schemas);
       if (placement == Placement::Early && placed.failure)
         return Finding{"early failed", "place(early) failed: " + *placed.failure};
-      // Ours must yield valid programs. The models may not: upstream renames output specs by
-      // position after reordering the copies first, a documented bug of the modelled pass.
-      const bool ours = placement == Placement::Early || placement == Placement::End;
-      if (ours && !placed.failure) {
+      if (!placed.failure) {
         std::vector<Diagnostic> invalid = validate(placed.program);
         if (!invalid.empty())
           return Finding{"invalid placed program", name + " produced an invalid program:\n" + joinDiagnostics(invalid)};
       }
-      if (placement == Placement::Early) early = std::move(placed);
-      if (placement == Placement::End) end = std::move(placed);
+      (placement == Placement::Early ? early : end) = std::move(placed);
       return std::nullopt;
     });
     if (f) return f;
@@ -87,6 +83,21 @@ std::optional<Finding> checkPlacements(const Program& program, const SchemaTable
       return Finding{"early not idempotent", "placing early's result again changed it:\n" + writeProgram(again.program)};
     return std::nullopt;
   });
+}
+
+// The models of real code must place without throwing. Their wrong or invalid results are
+// their documented bugs (upstream renames output specs by position after reordering the copies
+// first: B2), so nothing else is asked of them.
+std::optional<Finding> checkModels(const Program& program, const SchemaTable& schemas) {
+  for (Placement placement : allPlacements()) {
+    if (!isModelOfRealCode(placement)) continue;
+    std::optional<Finding> f = guarded("place(" + std::string(toString(placement)) + ")", [&]() -> std::optional<Finding> {
+      (void)place(program, placement, schemas);
+      return std::nullopt;
+    });
+    if (f) return f;
+  }
+  return std::nullopt;
 }
 
 std::optional<Finding> checkMemoryPlans(const Program& input, const PlacedProgram& early, const PlacedProgram& end,
@@ -108,7 +119,10 @@ std::optional<Finding> checkMemoryPlans(const Program& input, const PlacedProgra
   });
 }
 
-std::optional<Finding> checkOracle(const Program& program, const SchemaTable& schemas, const CheckScope& scope) {
+// `validated` is set when the oracle judged the program: oracle::check validates it before
+// anything else, and an invalid program is its Verdict::Error.
+std::optional<Finding> checkOracle(const Program& program, const SchemaTable& schemas, const CheckScope& scope,
+                                   bool* validated) {
   return guarded("oracle::check", [&]() -> std::optional<Finding> {
     oracle::CheckOptions options;
     options.placement = Placement::Early;
@@ -123,6 +137,7 @@ std::optional<Finding> checkOracle(const Program& program, const SchemaTable& sc
     // run that frees fewer blocks than it allocates, and a Checker frees one check's blocks
     // in the next.
     oracle::CheckReport report = oracle::check(program, options, schemas);
+    if (validated != nullptr) *validated = report.verdict != oracle::Verdict::Error;
     if (report.placementFailure)
       return Finding{"early failed", "the oracle's placement failed: " + *report.placementFailure};
     if (report.verdict == oracle::Verdict::PlacementBug) return Finding{"early != S_par", oracle::formatReport(report)};
@@ -138,20 +153,30 @@ bool ownSchemasParse(const Program& program) {
   return true;
 }
 
+gen::GenOptions fuzzGenOptions() {
+  gen::GenOptions options;
+  options.maxNodes = kFuzzMaxNodes;
+  return options;
+}
+
 }  // namespace
 
 const Context& context() {
   // The one process-wide object: libFuzzer's C interface gives a target no other place to keep
   // state between inputs. Immutable once built.
-  static const Context ctx{builtinSchemas(), gen::Generator(gen::GenOptions{}, builtinSchemas()),
+  static const Context ctx{builtinSchemas(), gen::Generator(fuzzGenOptions(), builtinSchemas()),
+                           gen::Generator(gen::GenOptions{}, builtinSchemas()),
                            oracle::withOracleSchemas(builtinSchemas())};
   return ctx;
 }
 
-std::optional<Finding> checkProgram(const Program& program, const CheckScope& scope) {
+namespace {
+
+// checkProgram; `oracleValidated` as checkOracle's `validated`.
+std::optional<Finding> checkProgram(const Program& program, const CheckScope& scope, bool* oracleValidated) {
   if (scope.roundTrip)
     if (std::optional<Finding> f = guarded("round trip", [&] { return checkRoundTrip(program); })) return f;
-  if (!scope.placements && !scope.oracle) return std::nullopt;
+  if (!scope.placements && !scope.models && !scope.oracle) return std::nullopt;
   SchemaTable schemas;
   if (std::optional<Finding> f = guarded("schemasFor", [&]() -> std::optional<Finding> {
         schemas = schemasFor(program, context().oracleBuiltins);
@@ -160,12 +185,20 @@ std::optional<Finding> checkProgram(const Program& program, const CheckScope& sc
     return f;
   if (scope.placements) {
     PlacedProgram early, end;
-    if (std::optional<Finding> f = checkPlacements(program, schemas, early, end)) return f;
+    if (std::optional<Finding> f = checkOurPlacements(program, schemas, early, end)) return f;
     if (std::optional<Finding> f = checkMemoryPlans(program, early, end, schemas)) return f;
   }
+  if (scope.models)
+    if (std::optional<Finding> f = checkModels(program, schemas)) return f;
   if (scope.oracle)
-    if (std::optional<Finding> f = checkOracle(program, schemas, scope)) return f;
+    if (std::optional<Finding> f = checkOracle(program, schemas, scope, oracleValidated)) return f;
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Finding> checkProgram(const Program& program, const CheckScope& scope) {
+  return checkProgram(program, scope, nullptr);
 }
 
 gen::Generated generateFromBytes(std::span<const std::uint8_t> bytes) {
@@ -186,9 +219,23 @@ std::optional<Finding> checkGeneratedBytes(std::span<const std::uint8_t> bytes, 
         return std::nullopt;
       }))
     return f;
-  std::vector<Diagnostic> invalid = validate(generated.program);
-  if (!invalid.empty())
+  auto invalidProgram = [&]() -> std::optional<Finding> {
+    std::vector<Diagnostic> invalid = validate(generated.program);
+    if (invalid.empty()) return std::nullopt;
     return Finding{"invalid generated program", "the generator produced an invalid program:\n" + formatAll(invalid)};
+  };
+  if (scope.oracle && !scope.roundTrip && !scope.placements && !scope.models) {
+    // The oracle alone (program_fuzzer): oracle::check validates the program before anything
+    // else, so the program is validated there, once per input. Only when the oracle did not
+    // judge it (an invalid program is its Verdict::Error; an exception) is validate() run here,
+    // and an invalid program is then the finding, as it is when validated first.
+    bool validated = false;
+    std::optional<Finding> f = checkProgram(generated.program, scope, &validated);
+    if (!validated)
+      if (std::optional<Finding> invalid = invalidProgram()) return invalid;
+    return f;
+  }
+  if (std::optional<Finding> invalid = invalidProgram()) return invalid;
   return checkProgram(generated.program, scope);
 }
 

@@ -4,7 +4,9 @@
 // Each target checks one group of properties, so that one execution stays cheap enough for
 // coverage guidance to work under ASan+UBSan (fuzz/README.md has the figures):
 //   program_fuzzer       generated programs: the oracle (early == S_par)
-//   placement_fuzzer     generated programs: round trip, every placement, memory plans
+//   placement_fuzzer     generated programs: round trip, early and end, memory plans
+//   model_fuzzer         generated programs: the models of real code (upstream, pr20744@...,
+//                        draft13857) place without throwing
 //   text_fuzzer          the reader alone, on any bytes
 //   text_program_fuzzer  programs the reader accepts: everything (oracle when small)
 //
@@ -26,6 +28,13 @@
 
 namespace wb::fuzz {
 
+// The body nodes of the programs the generator-driven targets build (program_fuzzer,
+// placement_fuzzer, model_fuzzer; gen::GenOptions::maxNodes, 24 by default elsewhere): a small
+// program is cheaper in every stage, and every known bug class of upstream, of each version of
+// PR #20744 and of the seeded mutants shrinks to at most 6 body nodes (corpus/regressions,
+// bench/README.md). Larger programs come from text_program_fuzzer and `wbcheck fuzz`.
+inline constexpr int kFuzzMaxNodes = 8;
+
 // A property that does not hold. `property` is a short stable key (the reducer preserves it);
 // `details` says what was seen, in words.
 struct Finding {
@@ -37,7 +46,10 @@ struct Finding {
 // more than one fuzz input. Immutable after construction.
 struct Context {
   SchemaTable builtins;
+  // The generator-driven targets' (at most kFuzzMaxNodes body nodes).
   gen::Generator generator;
+  // text_program_fuzzer's mutator's, for an input that is no program: the generator's defaults.
+  gen::Generator textGenerator;
   // builtins plus the schemas of the ops the oracle interprets (oracle::withOracleSchemas); a
   // program's table is this plus its own `Schemas:` lines, which win.
   SchemaTable oracleBuiltins;
@@ -48,12 +60,15 @@ const Context& context();
 struct CheckScope {
   // readProgram(writeProgram(p)) == p.
   bool roundTrip = true;
-  // Every placement places without throwing; `early` does not fail; `early` and `end` yield
-  // valid programs, and placing early's again changes nothing (the models' wrong or invalid
-  // results are their documented bugs, so only crash-freedom is asked of them); the memory
-  // plans of `end` and `early` build, and early's peak <= end's peak plus the bytes of the
-  // clones early inserts to break copy cycles (end makes none, and is wrong there).
+  // `early` and `end` place without throwing; `early` does not fail; both yield valid programs,
+  // and placing early's again changes nothing; the memory plans of `end` and `early` build, and
+  // early's peak <= end's peak plus the bytes of the clones early inserts to break copy cycles
+  // (end makes none, and is wrong there).
   bool placements = true;
+  // Every model of real code (isModelOfRealCode: upstream, every pr20744@..., draft13857)
+  // places without throwing. Their wrong or invalid results are their documented bugs, so only
+  // crash-freedom is asked of them.
+  bool models = true;
   // The oracle finds no `early != S_par` and `early` does not fail under it (a program it
   // cannot interpret is skipped, not a finding; findings about the program are not looked
   // for). Off for programs too large to interpret within libFuzzer's per-input budget.

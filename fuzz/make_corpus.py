@@ -2,7 +2,7 @@
 """fuzz/make_corpus.py: writes the checked-in seed corpora and the text dictionary of the fuzz
 targets, deterministically.
 
-  fuzz/corpus/generator/       byte files for gen::ByteChoices (program_fuzzer, placement_fuzzer):
+  fuzz/corpus/generator/       byte files for gen::ByteChoices (program_fuzzer, placement_fuzzer, model_fuzzer):
                                SHA-256 streams of several lengths (each length reaches a
                                different program size), plus the edge cases (empty, all zeros,
                                all ones).

@@ -276,7 +276,7 @@ std::string mutateText(std::string_view text, std::uint32_t seed) {
   }
   // Not a valid program (or no edit applied): start again from a generated one.
   RandomChoices choices(seed);
-  return writeProgram(context().generator.generate(choices).program);
+  return writeProgram(context().textGenerator.generate(choices).program);
 }
 
 }  // namespace wb::fuzz

@@ -1,9 +1,9 @@
-// fuzz/placement_fuzzer.cpp: bytes -> gen::ByteChoices -> generator -> every property of a
-// generated program but the oracle (program_fuzzer's): read(write(p)) == p; every placement
-// places without throwing, `early` never fails, `early` and `end` give valid programs, placing
-// early's result again changes nothing; early's memory peak <= end's plus its clones. And the
-// generator's program validates. The same bytes denote the same program as in program_fuzzer,
-// so the two targets share their seed corpus.
+// fuzz/placement_fuzzer.cpp: bytes -> gen::ByteChoices -> generator -> the properties of our
+// placements on a generated program: read(write(p)) == p; `early` and `end` place without
+// throwing, `early` never fails, both give valid programs, placing early's result again changes
+// nothing; early's memory peak <= end's plus its clones. And the generator's program validates.
+// The oracle is program_fuzzer's, the models' crash-freedom model_fuzzer's. The same bytes
+// denote the same program in the three targets, so they share their seed corpus.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -18,6 +18,7 @@ namespace {
 CheckScope scopeOf(std::span<const std::uint8_t> bytes) {
   CheckScope scope;
   scope.oracle = false;
+  scope.models = false;
   scope.seed = seedOfBytes(bytes);
   return scope;
 }

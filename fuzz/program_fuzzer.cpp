@@ -1,7 +1,7 @@
 // fuzz/program_fuzzer.cpp: bytes -> gen::ByteChoices -> generator -> the oracle: `early` equals
 // S_par (and does not fail) on every program the generator makes, in both view modes, on two
 // input sets seeded by the bytes; and the generator's program validates. The other properties
-// of generated programs are placement_fuzzer's.
+// of generated programs are placement_fuzzer's and model_fuzzer's.
 // The generator makes only valid programs, so every input is a meaningful test; libFuzzer's
 // mutations of the bytes steer the swarm policy, the op choices and the shapes.
 #include <cstddef>
@@ -19,6 +19,7 @@ CheckScope scopeOf(std::span<const std::uint8_t> bytes) {
   CheckScope scope;
   scope.roundTrip = false;
   scope.placements = false;
+  scope.models = false;
   scope.seed = seedOfBytes(bytes);
   return scope;
 }
