@@ -211,14 +211,18 @@ class Session {
     return addVal(std::move(v));
   }
 
-  std::vector<std::size_t> candidates(const std::function<bool(const Val&)>& pred) const {
+  // The predicates are lambdas: a template, not std::function, so that no call allocates a
+  // closure (the fuzz targets generate a program per input, under ASan).
+  template <typename Pred>
+  std::vector<std::size_t> candidates(const Pred& pred) const {
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < vals_.size(); ++i)
       if (!vals_[i].retired && pred(vals_[i])) out.push_back(i);
     return out;
   }
 
-  std::optional<std::size_t> choose(const std::function<bool(const Val&)>& pred) {
+  template <typename Pred>
+  std::optional<std::size_t> choose(const Pred& pred) {
     auto c = candidates(pred);
     if (c.empty()) return std::nullopt;
     return ch_.element(c);
@@ -399,9 +403,10 @@ class Session {
   bool emitBinary() {
     std::size_t a = anyValue();
     const TensorType ta = vals_[a].type;
-    std::vector<std::string> targets = {"aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor"};
-    if (ta.dtype == "f32") targets.push_back("aten::div.Tensor");
-    const std::string target = ch_.element(targets);
+    static const std::vector<std::string> kInt = {"aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor"};
+    static const std::vector<std::string> kFloat = {"aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor",
+                                                    "aten::div.Tensor"};
+    const std::string& target = ch_.element(ta.dtype == "f32" ? kFloat : kInt);
     if (realistic() && ch_.flip(0.2)) {  // export prints `add.Tensor(x, 1)` for tensor-scalar ops
       std::string n = pb_.call(target, {ref(a), Arg::ofInt(ch_.pick(1, 3))}, {}, ta);
       fresh(n, ta);
@@ -1141,7 +1146,7 @@ class Session {
     enum { kFresh, kPlaceholder, kSameLineage, kOtherLineage, kDependent };
     std::vector<int> w = {6, pol_.placeholderValues ? 3 : 0, pol_.lineageSameTarget ? 3 : 0,
                           pol_.lineageOtherTarget ? 2 : 0, pol_.dependentCopies ? 3 : 0};
-    auto anyTyped = [&](const std::function<bool(const Val&)>& pred) -> std::optional<std::string> {
+    auto anyTyped = [&](const auto& pred) -> std::optional<std::string> {
       std::vector<std::string> names;
       for (const Val& v : vals_)
         if (v.type == type && pred(v)) names.push_back(v.name);
