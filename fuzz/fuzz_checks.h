@@ -4,9 +4,9 @@
 // Each target checks one group of properties, so that one execution stays cheap enough for
 // coverage guidance to work under ASan+UBSan (fuzz/README.md has the figures):
 //   program_fuzzer       generated programs: the oracle (early == S_par)
-//   placement_fuzzer     generated programs: round trip, early and end, memory plans
+//   placement_fuzzer     generated programs: early and end, memory plans
 //   model_fuzzer         generated programs: the models of real code (upstream, pr20744@...,
-//                        draft13857) place without throwing
+//                        draft13857) place without throwing; round trip
 //   text_fuzzer          the reader alone, on any bytes
 //   text_program_fuzzer  programs the reader accepts: everything (oracle when small)
 //

@@ -1,9 +1,9 @@
 // fuzz/placement_fuzzer.cpp: bytes -> gen::ByteChoices -> generator -> the properties of our
-// placements on a generated program: read(write(p)) == p; `early` and `end` place without
-// throwing, `early` never fails, both give valid programs, placing early's result again changes
-// nothing; early's memory peak <= end's plus its clones. And the generator's program validates.
-// The oracle is program_fuzzer's, the models' crash-freedom model_fuzzer's. The same bytes
-// denote the same program in the three targets, so they share their seed corpus.
+// placements on a generated program: `early` and `end` place without throwing, `early` never
+// fails, both give valid programs, placing early's result again changes nothing; early's memory
+// peak <= end's plus its clones. And the generator's program validates. The oracle is
+// program_fuzzer's; the models' crash-freedom and the round trip are model_fuzzer's. The same
+// bytes denote the same program in the three targets, so they share their seed corpus.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -17,6 +17,7 @@ namespace {
 
 CheckScope scopeOf(std::span<const std::uint8_t> bytes) {
   CheckScope scope;
+  scope.roundTrip = false;
   scope.oracle = false;
   scope.models = false;
   scope.seed = seedOfBytes(bytes);
