@@ -189,7 +189,14 @@ class Session {
     return dims;
   }
 
-  TensorType drawType() { return tensorType(ch_.flip(0.25) ? "i64" : "f32", drawDims()); }
+  // The shape is drawn before the dtype, in its own statement: as two arguments of one call their
+  // order was unspecified, and g++ (shape first) and clang (dtype first) made different programs
+  // of the same choices (the libFuzzer build's `--print` of a crash input differed from the g++
+  // build's). g++'s order is kept: it made the published results.
+  TensorType drawType() {
+    std::vector<std::int64_t> dims = drawDims();
+    return tensorType(ch_.flip(0.25) ? "i64" : "f32", dims);
+  }
   const TensorType& poolType() { return ch_.element(pool_); }
   std::int64_t cap() const { return std::max<std::int64_t>(1, opt_.maxShapeElements); }
 
