@@ -4,8 +4,10 @@
 // FlatNameIndex maps a text to an id without keeping copies of the texts: an open-addressing
 // table of (hash, id) pairs; the schema table, the alias analysis (targets), validate (duplicate
 // names) and the rewrite (input specs) use it. prefetchNode() starts loading a node a pass will
-// reach soon. Large arrays such passes create live on huge pages (HugePageAllocator,
-// adviseHugePages): a fresh array of tens of megabytes otherwise costs a page fault per 4 KiB.
+// reach soon. The alias analysis's per-node arrays and the indices' slot arrays live on huge
+// pages (HugePageAllocator): a fresh array of tens of megabytes otherwise costs a page fault per
+// 4 KiB, and an index is probed at random. The node arrays of a program do not (see
+// HugePageAllocator).
 #pragma once
 
 #include <cstdint>
@@ -103,29 +105,17 @@ inline void prefetchArgs(const Node& node) {
   for (std::size_t line = 0; line < bytes && line < 4 * 64; line += 64) __builtin_prefetch(p + line);
 }
 
-// Asks the kernel to back the freshly reserved storage of `v` with huge pages: a placement of a
-// large program writes a node array that did not exist before, and huge pages spare it most of
-// its page faults. Only a hint (Linux's THP in `madvise` mode); does nothing elsewhere or for
-// small arrays.
-template <typename T>
-void adviseHugePages(const std::vector<T>& v) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
-  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(v.data());
-  const std::uintptr_t end = begin + v.capacity() * sizeof(T);
-  const std::uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
-  const std::uintptr_t last = end & ~(kHuge - 1);
-  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-#else
-  (void)v;
-#endif
-}
-
 // An allocator for the large arrays of an analysis: an array of 1 MiB or more gets a mapping of
 // its own, 2 MiB-aligned and advised for huge pages, so that all of it is backed by huge pages
-// (adviseHugePages can only reach the aligned interior of a block malloc placed, and a block
-// the heap recycles may have lost the advice). Smaller arrays come from the heap as usual.
-// Stateless: every instance can free what another allocated.
+// (advice on a block malloc placed reaches only its aligned interior, and a block the heap
+// recycles may have lost it). Smaller arrays come from the heap as usual. Stateless: every
+// instance can free what another allocated.
+//
+// Not for the node arrays of a program (Graph::nodes, hundreds of megabytes at 10^6 nodes,
+// written once front to back): with the kernel's defrag policy `madvise`, a fault in advised
+// memory compacts memory to find a free huge page, and on a loaded machine that made the
+// placement of 10^6 nodes vary from 0.1 to 0.6 s of CPU, mostly sys time (bench/README.md,
+// read_report). Plain 4 KiB pages cost less than that worst case.
 template <typename T>
 struct HugePageAllocator {
   using value_type = T;

@@ -123,7 +123,6 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
   out.rangeConstraints = take(program.rangeConstraints);
   out.signatureInferred = program.signatureInferred;
   out.graph.nodes.reserve(n + k);
-  adviseHugePages(out.graph.nodes);
   result.copyPositions.resize(k);
   std::vector<std::size_t> usedSuffixes;
   std::vector<NodeId> oldToNew(n + k, kNoNode);

@@ -25,9 +25,6 @@ GraphBuilder::GraphBuilder(const Source& source, const ReadLimits& limits, std::
       index_(NameOf{&names_}, expectedNodes),
       printedTargetIndex_(TextOf{&printedTargets_}, 16) {
   graph.nodes.reserve(expectedNodes);
-  // The node array of a large printout is hundreds of megabytes written once, front to back:
-  // huge pages spare it most of its page faults.
-  adviseHugePages(graph.nodes);
   names_.reserve(expectedNodes);
   positions_.reserve(expectedNodes);
 }
