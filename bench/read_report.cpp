@@ -4,16 +4,19 @@
 // Builds the scaled decoder of gen/scaled.h (N nodes, N/100 buffers), prints it with
 // writeProgram (form 1, as `wbcheck gen` writes it), and then, per round, times the steps of
 // `wbcheck place` on that text: readProgram, validate, place(&&, early) and writeProgram of the
-// placed program, each from a cold heap (bench/cold_heap.h), in CPU time. The report gives the
-// median per step over the rounds and the ratio read / place taken within each round.
+// placed program, each from a cold heap (bench/cold_heap.h), in CPU time (user + sys; the sys
+// part, mostly the kernel zeroing fresh pages, is printed too, because it is what varies). The
+// report gives each round, the median per step over the rounds, and the worst round of each
+// target; the ratio read / place is taken within each round.
 // `--write FILE` also writes the printout, to time `wbcheck place FILE` end to end.
 //
 // Targets (issue 14): at 10^6 nodes the whole (read + validate + place + write) under 2 s on one
-// core, and reading at most 3 times placing. Exit code: 0 both hold in the median, 1 one does
-// not, 2 bad arguments or a program that does not read back.
+// core, and reading at most 3 times placing. Exit code: 0 both hold in every round (not only in
+// the median), 1 one does not, 2 bad arguments or a program that does not read back.
 //
 //   build-release/bench/read_report [--nodes 1000000] [--rounds 3] [--write /tmp/decoder.txt]
 #include "bench/cold_heap.h"
+#include <sys/resource.h>
 #include <time.h>
 
 #include <CLI/CLI.hpp>
@@ -39,12 +42,25 @@ double cpuSeconds() {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
+// System CPU time of the process so far (getrusage's resolution is coarser than the CPU clock's;
+// it only splits the total).
+double sysSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_stime.tv_sec) + static_cast<double>(u.ru_stime.tv_usec) * 1e-6;
+}
+
+struct Timing {
+  double cpu = 0;  // user + sys
+  double sys = 0;
+};
+
 template <typename F>
-double timed(F&& step) {
+Timing timed(F&& step) {
   wb::bench::releaseFreeMemory();
-  const double start = cpuSeconds();
+  const double start = cpuSeconds(), startSys = sysSeconds();
   step();
-  return cpuSeconds() - start;
+  return {cpuSeconds() - start, sysSeconds() - startSys};
 }
 
 double median(std::vector<double> v) {
@@ -87,32 +103,37 @@ int main(int argc, char** argv) {
     std::vector<Diagnostic> errors;
     PlacedProgram placed;
     std::string out;
-    const double tRead = timed([&] { program = readProgram(text, "decoder"); });
+    const Timing tRead = timed([&] { program = readProgram(text, "decoder"); });
     if (!program.ok()) {
       std::fprintf(stderr, "the printout does not read back: %s\n", formatAll(program.errors).c_str());
       return 2;
     }
-    const double tValidate = timed([&] { errors = validate(*program); });
+    const Timing tValidate = timed([&] { errors = validate(*program); });
     if (!errors.empty()) {
       std::fprintf(stderr, "the printout is not valid: %s\n", formatAll(errors).c_str());
       return 2;
     }
     const SchemaTable schemas = schemasFor(*program, builtinSchemas());
-    const double tPlace = timed([&] { placed = place(std::move(*program), Placement::Early, schemas); });
-    const double tWrite = timed([&] { out = writeProgram(placed.program); });
-    read.push_back(tRead);
-    check.push_back(tValidate);
-    placeTimes.push_back(tPlace);
-    write.push_back(tWrite);
-    total.push_back(tRead + tValidate + tPlace + tWrite);
-    ratio.push_back(tRead / tPlace);
-    std::printf("round %d: read %.0f ms, validate %.0f ms, place %.0f ms, write %.0f ms; read/place %.2f\n", r + 1,
-                tRead * 1e3, tValidate * 1e3, tPlace * 1e3, tWrite * 1e3, tRead / tPlace);
+    const Timing tPlace = timed([&] { placed = place(std::move(*program), Placement::Early, schemas); });
+    const Timing tWrite = timed([&] { out = writeProgram(placed.program); });
+    read.push_back(tRead.cpu);
+    check.push_back(tValidate.cpu);
+    placeTimes.push_back(tPlace.cpu);
+    write.push_back(tWrite.cpu);
+    total.push_back(tRead.cpu + tValidate.cpu + tPlace.cpu + tWrite.cpu);
+    ratio.push_back(tRead.cpu / tPlace.cpu);
+    std::printf("round %d: read %.0f ms (sys %.0f), validate %.0f ms (sys %.0f), place %.0f ms (sys %.0f), "
+                "write %.0f ms (sys %.0f); total %.0f ms; read/place %.2f\n",
+                r + 1, tRead.cpu * 1e3, tRead.sys * 1e3, tValidate.cpu * 1e3, tValidate.sys * 1e3, tPlace.cpu * 1e3,
+                tPlace.sys * 1e3, tWrite.cpu * 1e3, tWrite.sys * 1e3, total.back() * 1e3, ratio.back());
   }
-  const double medianTotal = median(total), medianRatio = median(ratio);
-  std::printf("median: read %.0f ms, validate %.0f ms, place %.0f ms, write %.0f ms; total %.0f ms (target < 2000); "
-              "read/place %.2f (target <= 3)\n",
-              median(read) * 1e3, median(check) * 1e3, median(placeTimes) * 1e3, median(write) * 1e3, medianTotal * 1e3,
-              medianRatio);
-  return medianTotal < 2.0 && medianRatio <= 3.0 ? 0 : 1;
+  const double worstTotal = *std::max_element(total.begin(), total.end());
+  const double worstRatio = *std::max_element(ratio.begin(), ratio.end());
+  std::printf("median: read %.0f ms, validate %.0f ms, place %.0f ms, write %.0f ms; total %.0f ms; read/place %.2f\n",
+              median(read) * 1e3, median(check) * 1e3, median(placeTimes) * 1e3, median(write) * 1e3,
+              median(total) * 1e3, median(ratio));
+  const bool totalHolds = worstTotal < 2.0, ratioHolds = worstRatio <= 3.0;
+  std::printf("worst round: total %.0f ms (target < 2000: %s); read/place %.2f (target <= 3: %s)\n", worstTotal * 1e3,
+              totalHolds ? "holds" : "MISSED", worstRatio, ratioHolds ? "holds" : "MISSED");
+  return totalHolds && ratioHolds ? 0 : 1;
 }
