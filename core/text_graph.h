@@ -146,6 +146,9 @@ struct NodeLineScratch {
   std::vector<PendingUse> uses;
   std::vector<Arg> args;
   std::vector<std::pair<std::string, Arg>> kwargs;
+  // The last annotation checkShape() passed (a view into the input): nodes print the same type
+  // over and over, and the check depends on the text and the limits alone.
+  std::string_view checkedType;
 };
 
 // Reads physical line `lineIndex` as a node statement of forward() in the form PyTorch prints
@@ -155,6 +158,7 @@ struct NodeLineScratch {
 // a statement that continues on the next line, or one with an error: the general parser then
 // reads it, and says what is wrong. What it accepts it reads exactly as the general parser
 // does: the same node, the same references, the same errors from the same checks.
-bool readCommonNodeLine(std::size_t lineIndex, GraphBuilder& builder, NodeLineScratch& scratch);
+// `indent`: the line's indentation (Source::indentOf), which the caller has scanned already.
+bool readCommonNodeLine(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch& scratch);
 
 }  // namespace wb::text

@@ -47,9 +47,10 @@ constexpr std::size_t kMaxPlainDigits = 18;
 
 class NodeLineParser {
  public:
-  NodeLineParser(std::size_t lineIndex, GraphBuilder& builder, NodeLineScratch& scratch)
+  NodeLineParser(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch& scratch)
       : line_(builder.source().line(lineIndex)),
         lineNumber_(static_cast<int>(lineIndex + 1)),
+        i_(indent),
         builder_(builder),
         limits_(builder.limits()),
         scratch_(scratch) {}
@@ -58,8 +59,7 @@ class NodeLineParser {
     scratch_.uses.clear();
     scratch_.args.clear();
     scratch_.kwargs.clear();
-    skipSpace();
-    // name [: "type"] =
+    // name [: "type"] =  (the indentation is skipped already)
     const std::size_t nameAt = i_;
     const std::string_view name = scanName();
     if (name.empty() || name == "return") return false;
@@ -104,7 +104,10 @@ class NodeLineParser {
 
     // The line is in the form: from here on, what the general parser does with it, in its
     // order (readStatement: the annotation's shape, the node, its meta, its definition).
-    if (typed) checkShape(builder_.source(), limits_, type, at(typeAt));
+    if (typed && !sameName(type, scratch_.checkedType)) {
+      checkShape(builder_.source(), limits_, type, at(typeAt));
+      scratch_.checkedType = type;
+    }
     Node node;
     node.name = name;
     if (callee.substr(0, 5) == "self.") {
@@ -326,7 +329,7 @@ class NodeLineParser {
 
   std::string_view line_;
   int lineNumber_;
-  std::size_t i_ = 0;
+  std::size_t i_;
   GraphBuilder& builder_;
   const ReadLimits& limits_;
   NodeLineScratch& scratch_;
@@ -334,8 +337,8 @@ class NodeLineParser {
 
 }  // namespace
 
-bool readCommonNodeLine(std::size_t lineIndex, GraphBuilder& builder, NodeLineScratch& scratch) {
-  return NodeLineParser(lineIndex, builder, scratch).run();
+bool readCommonNodeLine(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch& scratch) {
+  return NodeLineParser(lineIndex, indent, builder, scratch).run();
 }
 
 }  // namespace wb::text

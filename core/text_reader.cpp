@@ -295,12 +295,15 @@ class ProgramReader {
     while (true) {
       if (line >= source_.lineCount())
         source_.fail(linePos(defLine, defIndent), "forward() has no 'return' (the input ends first)");
-      if (source_.isBlankOrComment(line)) { ++line; continue; }
-      if (source_.indentOf(line) <= defIndent)
-        source_.fail(linePos(line, source_.indentOf(line)),
+      // The line's indentation is scanned once (isBlankOrComment and indentOf, inline).
+      const std::string_view text = source_.line(line);
+      const std::size_t indent = source_.indentOf(line);
+      if (indent == text.size() || text[indent] == '#') { ++line; continue; }
+      if (indent <= defIndent)
+        source_.fail(linePos(line, indent),
                      "expected 'return' before the end of forward() (defined at line " + std::to_string(defLine + 1) + ")");
       // Nearly every line: a node in the form PyTorch prints, read without tokens.
-      if (commonLines_ && readCommonNodeLine(line, builder, nodeLineScratch_)) {
+      if (commonLines_ && readCommonNodeLine(line, indent, builder, nodeLineScratch_)) {
         ++line;
         continue;
       }
