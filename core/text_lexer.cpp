@@ -8,9 +8,6 @@
 namespace wb::text {
 
 Source::Source(std::string_view text, std::string_view fileName) : fileName_(fileName) {
-  // The lines are counted first (a vectorised pass), so that the views of a large input are
-  // written once: grown by doubling, the array was copied and faulted in about twice over.
-  lines_.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   std::size_t start = 0;
   while (start <= text.size()) {
     std::size_t newline = text.find('\n', start);
