@@ -389,8 +389,8 @@ TEST(Malformed, ByteCorruptionsOfRealPrintouts) {
 
 // The bytes a printout never has are the control characters other than tab, line feed, form
 // feed and carriage return, and DEL; bytes from 0x80 up are text (UTF-8). The reader finds
-// them eight at a time: each byte value is tried in every lane of an eight-byte word and in the
-// tail that follows the last whole word, and must be reported at its own line and column.
+// them many at a time: each byte value is tried at 17 consecutive positions (every lane of a
+// vector of 16 bytes) and must be reported at its own line and column.
 TEST(Malformed, BinaryBytesAreTheControlCharactersAndDelInEveryPosition) {
   const std::string program = "graph():\n    %x : [num_users=0] = placeholder[target=x]\n    return ()\n";
   const std::size_t comment = program.find("    return");
@@ -413,6 +413,28 @@ TEST(Malformed, BinaryBytesAreTheControlCharactersAndDelInEveryPosition) {
       EXPECT_NE(read.errors[0].message.find("binary data"), std::string::npos) << what << ": " << formatAll(read.errors);
       EXPECT_EQ(read.errors[0].line, 3) << what;
       EXPECT_EQ(read.errors[0].column, static_cast<int>(6 + offset)) << what;
+    }
+  }
+}
+
+// The same at the end of the input, after a first line of 0 to 15 bytes more: the reader reads
+// sixteen bytes at a time, then eight, then one, so the byte must be found in the last partial
+// vector, word and tail too, at every lane.
+TEST(Malformed, BinaryBytesAreFoundAtTheEndOfTheInputInEveryPosition) {
+  const std::string program = "graph():\n    %x : [num_users=0] = placeholder[target=x]\n    return ()\n";
+  for (int u : {0x00, 0x01, 0x08, 0x0b, 0x0e, 0x1f, 0x7f}) {
+    for (std::size_t pad = 0; pad < 16; ++pad) {
+      for (std::size_t offset = 0; offset < 17; ++offset) {
+        const std::string text = "#" + std::string(pad, ' ') + "\n" + program + "    #" + std::string(offset, 'a') +
+                                 static_cast<char>(u) + std::string(16 - offset, 'b');
+        Result<Program> read = readProgram(text, "bytes.txt");
+        const std::string what =
+            "byte " + std::to_string(u) + " at offset " + std::to_string(offset) + " after " + std::to_string(pad);
+        ASSERT_FALSE(read.ok()) << what;
+        EXPECT_NE(read.errors[0].message.find("binary data"), std::string::npos) << what << ": " << formatAll(read.errors);
+        EXPECT_EQ(read.errors[0].line, 5) << what;
+        EXPECT_EQ(read.errors[0].column, static_cast<int>(6 + offset)) << what;
+      }
     }
   }
 }
