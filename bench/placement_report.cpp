@@ -15,7 +15,7 @@
 // Targets (issue 3): 10N nodes placed in under 1 s; 10x the nodes costs at most 12x the time;
 // `early` at least 100x faster than pr20744 at N, with the same placements where pr20744 is
 // right (the chains; on the decoders it is wrong, hazard H5): the same nodes in the same order,
-// copies compared by what they copy, not by their names (layout()).
+// copies compared by what they copy, not by their names (gen::placementLayout).
 // Exit code: 0 every target holds in the median, 1 one does not, 2 bad arguments.
 //
 //   build-rel/bench/placement_report [--rounds 5] [--nodes 100000]
@@ -61,24 +61,6 @@ double bestOf(int calls, const Program& program, const SchemaTable& schemas, boo
   PlacedProgram placed;
   for (int i = 0; i < calls; ++i) best = std::min(best, timeOnePlace(program, schemas, Placement::Early, consume, placed));
   return best;
-}
-
-// The program's nodes in order, each copy_ labelled by what it copies rather than by its name,
-// and what it returns: the placement, without the names. The two implementations name their
-// copies differently (early `copy_`, `copy__1`, ...; pr20744, as FX does, `copy__default`,
-// `copy__default_1`, ...), so their programs are never equal even where they place alike. The
-// same comparison as tests/gen_scaled_test.cpp.
-std::vector<std::string> layout(const Program& program) {
-  const Graph& g = program.graph;
-  auto label = [&](const Node& n) {
-    if (n.target != "aten::copy_" || n.args.size() != 2 || !n.args[0].isRef() || !n.args[1].isRef()) return n.name;
-    return "copy(" + g.nodes[n.args[0].node].name + "<-" + g.nodes[n.args[1].node].name + ")";
-  };
-  std::vector<std::string> out;
-  for (const Node& n : g.nodes)
-    if (!n.isOutput()) out.push_back(label(n));
-  for (const Arg& a : g.returnedValues()) out.push_back("return " + (a.isRef() ? label(g.nodes[a.node]) : "?"));
-  return out;
 }
 
 struct Shape {
@@ -159,7 +141,7 @@ int main(int argc, char** argv) {
       round.largeMove = bestOf(3, s.large, s.largeSchemas, true);
       PlacedProgram modelled;
       round.pr20744 = timeOnePlace(s.small, s.smallSchemas, Placement::Pr20744_ff2892d4, false, modelled);
-      round.sameAsEarly = layout(modelled.program) == layout(place(s.small, Placement::Early, s.smallSchemas).program);
+      round.sameAsEarly = gen::placementLayout(modelled.program) == gen::placementLayout(place(s.small, Placement::Early, s.smallSchemas).program);
       results[k].push_back(round);
     }
     std::fprintf(stderr, "round %d of %d done\n", r + 1, rounds);

@@ -81,7 +81,7 @@ struct CheckScope {
 // The properties of `scope` on a valid program (validate() holds).
 std::optional<Finding> checkProgram(const Program& program, const CheckScope& scope);
 
-// Generated programs (program_fuzzer, placement_fuzzer): bytes -> ByteChoices -> generator.
+// Generated programs (program_fuzzer, placement_fuzzer, model_fuzzer): bytes -> ByteChoices -> generator.
 gen::Generated generateFromBytes(std::span<const std::uint8_t> bytes);
 // The oracle seed of a byte input: its first bytes, so that a corpus entry replays exactly.
 std::uint64_t seedOfBytes(std::span<const std::uint8_t> bytes);

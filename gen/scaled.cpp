@@ -156,4 +156,17 @@ Program decoderProgram(std::size_t nodes, std::size_t buffers) {
   return b.finish();
 }
 
+std::vector<std::string> placementLayout(const Program& program) {
+  const Graph& g = program.graph;
+  auto label = [&](const Node& n) {
+    if (n.target != "aten::copy_" || n.args.size() != 2 || !n.args[0].isRef() || !n.args[1].isRef()) return n.name;
+    return "copy(" + g.nodes[n.args[0].node].name + "<-" + g.nodes[n.args[1].node].name + ")";
+  };
+  std::vector<std::string> out;
+  for (const Node& n : g.nodes)
+    if (!n.isOutput()) out.push_back(label(n));
+  for (const Arg& a : g.returnedValues()) out.push_back("return " + (a.isRef() ? label(g.nodes[a.node]) : "?"));
+  return out;
+}
+
 }  // namespace wb::gen

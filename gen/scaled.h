@@ -13,6 +13,8 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include "core/ir.h"
 
@@ -22,5 +24,11 @@ namespace wb::gen {
 Program chainProgram(std::size_t nodes, std::size_t buffers);
 // N nodes (at least ten per layer), B/2 layers (at least one), user inputs `w`, `pos`, `x`.
 Program decoderProgram(std::size_t nodes, std::size_t buffers);
+
+// A placed program as a sequence of labels, to compare placements made by different
+// implementations: each node by its name, each copy_ as `copy(buffer<-value)` (the models name
+// their copies as FX does, `copy__default`, ...; `early` as wbcheck does, `copy_`, ...), then
+// the returned values' labels.
+std::vector<std::string> placementLayout(const Program& program);
 
 }  // namespace wb::gen

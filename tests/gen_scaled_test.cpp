@@ -34,21 +34,6 @@ TEST(ScaledShapes, ValidateWithTheRequestedSizes) {
   }
 }
 
-// A placed graph as a sequence of labels: a node's name, a copy as `copy(buffer<-value)` (the
-// models name copies as FX does, `early` as wbcheck does), the output as its returned labels.
-std::vector<std::string> layout(const Program& program) {
-  const Graph& g = program.graph;
-  auto label = [&](const Node& n) {
-    if (n.target != "aten::copy_" || n.args.size() != 2 || !n.args[0].isRef() || !n.args[1].isRef()) return n.name;
-    return "copy(" + g.nodes[n.args[0].node].name + "<-" + g.nodes[n.args[1].node].name + ")";
-  };
-  std::vector<std::string> out;
-  for (const Node& n : g.nodes)
-    if (!n.isOutput()) out.push_back(label(n));
-  for (const Arg& a : g.returnedValues()) out.push_back("return " + (a.isRef() ? label(g.nodes[a.node]) : "?"));
-  return out;
-}
-
 TEST(ScaledShapes, EarlyPlacesTheChainsExactlyAsPr20744) {
   for (auto [nodes, buffers] : {std::pair<std::size_t, std::size_t>{40, 4}, {1000, 10}, {3000, 300}}) {
     const Program p = gen::chainProgram(nodes, buffers);
@@ -58,7 +43,7 @@ TEST(ScaledShapes, EarlyPlacesTheChainsExactlyAsPr20744) {
       const PlacedProgram pr = place(p, version, table);
       ASSERT_FALSE(pr.failure) << *pr.failure;
       EXPECT_EQ(early.copies.size(), buffers);
-      EXPECT_EQ(layout(early.program), layout(pr.program)) << nodes << " nodes, " << buffers << " buffers";
+      EXPECT_EQ(gen::placementLayout(early.program), gen::placementLayout(pr.program)) << nodes << " nodes, " << buffers << " buffers";
     }
   }
 }
