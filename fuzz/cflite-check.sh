@@ -43,6 +43,8 @@ while read -r target _; do
   seeds="$dir/run/$target-seeds"
   mkdir -p "$seeds"
   (cd "$seeds" && unzip -q "$dir/out/${target}_seed_corpus.zip")
+  # Counted before the run: libFuzzer adds the inputs it finds to this directory.
+  seeds_count=$(find "$seeds" -type f | wc -l)
   options=()
   while IFS='=' read -r key value; do
     key=$(echo "$key" | tr -d ' '); value=$(echo "$value" | tr -d ' ')
@@ -62,7 +64,6 @@ while read -r target _; do
     echo "cflite-check: $target exited $rc (expected 0 and 'Done $runs runs'; -seed=$seed; log: $dir/run/$target.log)" >&2
     failed=1
   else
-    seeds_count=$(find "$seeds" -type f | wc -l)
     echo "cflite-check: $target: $seeds_count seeds, $done_line (wall $(( $(date +%s) - t0 )) s)"
   fi
 done <fuzz/targets.txt
