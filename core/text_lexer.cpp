@@ -31,10 +31,6 @@ std::size_t Source::indentOf(std::size_t index) const {
 
 bool Source::isBlank(std::size_t index) const { return indentOf(index) == lines_[index].size(); }
 
-bool Source::isBlankOrComment(std::size_t index) const {
-  return isBlank(index) || lines_[index][indentOf(index)] == '#';
-}
-
 std::string_view Source::stripped(std::size_t index) const {
   std::string_view l = lines_[index].substr(indentOf(index));
   while (!l.empty() && (l.back() == ' ' || l.back() == '\t' || l.back() == '\f')) l.remove_suffix(1);

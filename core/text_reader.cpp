@@ -295,10 +295,9 @@ class ProgramReader {
     while (true) {
       if (line >= source_.lineCount())
         source_.fail(linePos(defLine, defIndent), "forward() has no 'return' (the input ends first)");
-      // The line's indentation is scanned once (isBlankOrComment and indentOf, inline).
-      const std::string_view text = source_.line(line);
+      // The line's indentation is scanned once, for all three uses.
       const std::size_t indent = source_.indentOf(line);
-      if (indent == text.size() || text[indent] == '#') { ++line; continue; }
+      if (source_.isBlankOrComment(line, indent)) { ++line; continue; }
       if (indent <= defIndent)
         source_.fail(linePos(line, indent),
                      "expected 'return' before the end of forward() (defined at line " + std::to_string(defLine + 1) + ")");

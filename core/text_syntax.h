@@ -40,7 +40,11 @@ class Source {
   std::size_t indentOf(std::size_t index) const;
   bool isBlank(std::size_t index) const;
   // Blank or only a comment.
-  bool isBlankOrComment(std::size_t index) const;
+  bool isBlankOrComment(std::size_t index) const { return isBlankOrComment(index, indentOf(index)); }
+  // The same, for a line whose indentOf the caller has already (a hot loop scans it once).
+  bool isBlankOrComment(std::size_t index, std::size_t indent) const {
+    return indent == lines_[index].size() || lines_[index][indent] == '#';
+  }
   // The line without leading and trailing whitespace.
   std::string_view stripped(std::size_t index) const;
 
