@@ -29,16 +29,20 @@ GraphBuilder::GraphBuilder(const Source& source, const ReadLimits& limits, std::
   positions_.reserve(expectedNodes);
 }
 
-void GraphBuilder::define(Node node, Pos pos, std::uint64_t nameHash) {
+Node& GraphBuilder::appendNode(Pos pos) {
   if (++nodeCount_ > limits_.maxNodes)
     source_.fail(pos, "too many nodes (limit " + std::to_string(limits_.maxNodes) + ")");
-  const auto id = static_cast<std::uint32_t>(graph.nodes.size());
-  names_.push_back(stableName(node.name, pos));
+  return graph.nodes.emplace_back();
+}
+
+void GraphBuilder::defineLast(Pos pos, std::uint64_t nameHash, std::optional<std::string_view> printedName) {
+  const auto id = static_cast<std::uint32_t>(graph.nodes.size() - 1);
+  const Node& node = graph.nodes.back();
+  names_.push_back(printedName ? *printedName : stableName(node.name, pos));
   positions_.push_back(pos);
   const std::uint32_t first = index_.insertHashed(id, nameHash);
   if (first != id)
     source_.fail(pos, "duplicate node name '" + node.name + "' (first defined at " + positionText(positions_[first]) + ")");
-  graph.nodes.push_back(std::move(node));
 }
 
 void GraphBuilder::renamePlaceholder(std::size_t index, std::string_view newName, Pos pos) {

@@ -7,6 +7,7 @@
 // the same graph and report the same errors.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -34,7 +35,17 @@ class GraphBuilder {
     define(std::move(node), pos, h);
   }
   // The same, with hashName(node.name) computed (and prefetchDefinition()'ed) before.
-  void define(Node node, Pos pos, std::uint64_t nameHash);
+  void define(Node node, Pos pos, std::uint64_t nameHash) {
+    appendNode(pos) = std::move(node);
+    defineLast(pos, nameHash);
+  }
+  // define() in two steps, for a parser that builds the node where it stays (a Node is 128
+  // bytes, written once into the array instead of built aside and moved): appendNode() fails on
+  // too many nodes and appends an empty node; once the caller has filled it in, defineLast()
+  // defines it under its name (failing on a name defined before). `printedName`, if given, is
+  // that name where the input prints it at `pos` (else defineLast() looks for it there).
+  Node& appendNode(Pos pos);
+  void defineLast(Pos pos, std::uint64_t nameHash, std::optional<std::string_view> printedName = std::nullopt);
   // Starts loading what define() will need for a name of hash `nameHash` (text_node_line.cpp
   // calls it as soon as it has read the name, and define() after the rest of the line).
   void prefetchDefinition(std::uint64_t nameHash) const { index_.prefetch(nameHash); }
@@ -136,7 +147,8 @@ void checkShape(const Source& source, const ReadLimits& limits, std::string_view
 // `# meta: key=value, key=value` (the comment after '#'); any other comment is no meta.
 NodeMeta parseMeta(const Source& source, std::string_view comment, Pos pos);
 
-// Scratch space of readCommonNodeLine, kept from one line to the next (no allocation per line).
+// Scratch space of readCommonNodeLine, kept from one line of a forward() to the next (no
+// allocation per line), and what the lines before told about the lines that follow.
 struct NodeLineScratch {
   struct PendingUse {
     std::string_view name;
@@ -149,6 +161,15 @@ struct NodeLineScratch {
   // The last annotation checkShape() passed (a view into the input): nodes print the same type
   // over and over, and the check depends on the text and the limits alone.
   std::string_view checkedType;
+  // Callees read before (views into the input), by the hash of their text, with their targets:
+  // a callee found here is well formed and needs neither the character scan nor callTarget().
+  struct KnownCallee {
+    std::string_view printed;
+    SharedString target;
+  };
+  static constexpr std::size_t kKnownCallees = 64;
+  std::array<KnownCallee, kKnownCallees> knownCallees;
+  KnownCallee& knownCallee(std::uint64_t hash) { return knownCallees[hash % kKnownCallees]; }
 };
 
 // Reads physical line `lineIndex` as a node statement of forward() in the form PyTorch prints

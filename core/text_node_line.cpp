@@ -31,11 +31,6 @@ namespace wb::text {
 
 namespace {
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\f'; }
-bool isNameStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool isNameChar(char c) { return isNameStart(c) || isDigit(c); }
-
 // The names the expression parser reads as constants rather than as names.
 bool isConstantName(std::string_view name) {
   return name == "None" || name == "True" || name == "False" || name == "inf" || name == "nan";
@@ -81,12 +76,9 @@ class NodeLineParser {
     if (!acceptAssign()) return false;
     skipSpace();
     // callee(
-    const std::size_t calleeAt = i_;
-    const std::string_view first = scanName();
-    if (first.empty() || isConstantName(first)) return false;
-    scanAttributes();
-    const std::string_view callee = line_.substr(calleeAt, i_ - calleeAt);
-    if (peek() != '(' || limits_.maxNesting < 1) return false;
+    std::uint64_t calleeHash = 0;
+    const std::string_view callee = scanCallee(calleeHash);
+    if (callee.empty() || limits_.maxNesting < 1) return false;
     ++i_;
     if (!readArguments()) return false;
     skipSpace();
@@ -108,24 +100,25 @@ class NodeLineParser {
       checkShape(builder_.source(), limits_, type, at(typeAt));
       scratch_.checkedType = type;
     }
-    Node node;
+    for (const NodeLineScratch::PendingUse& use : scratch_.uses) builder_.noteUse(use.name, use.pos, use.node);
+    NodeMeta meta;
+    if (commented) meta = parseMeta(builder_.source(), comment, at(commentAt));
+    SharedString target;
+    const bool module = callee.substr(0, 5) == "self.";
+    if (module) target = callee.substr(5);
+    else target = calleeTarget(callee, calleeHash);
+    Node& node = builder_.appendNode(at(nameAt));
     node.name = name;
-    if (callee.substr(0, 5) == "self.") {
-      node.op = NodeOp::CallModule;
-      node.target = callee.substr(5);
-    } else {
-      node.op = NodeOp::CallFunction;
-      node.target = builder_.callTarget(callee);
-    }
+    node.op = module ? NodeOp::CallModule : NodeOp::CallFunction;
+    node.target = std::move(target);
     node.args.assign(std::make_move_iterator(scratch_.args.begin()), std::make_move_iterator(scratch_.args.end()));
     if (!scratch_.kwargs.empty()) {
       node.kwargs.reserve(scratch_.kwargs.size());
       for (auto& kwarg : scratch_.kwargs) node.kwargs.push_back(std::move(kwarg));
     }
     if (typed) node.typeText = type;
-    for (const NodeLineScratch::PendingUse& use : scratch_.uses) builder_.noteUse(use.name, use.pos, use.node);
-    if (commented) node.meta = parseMeta(builder_.source(), comment, at(commentAt));
-    builder_.define(std::move(node), at(nameAt), nameHash);
+    node.meta = std::move(meta);
+    builder_.defineLast(at(nameAt), nameHash, name);
     return true;
   }
 
@@ -150,6 +143,36 @@ class NodeLineParser {
       ++i_;
       scanName();
     }
+  }
+
+  // `NAME {'.' NAME}` up to the '(' of the call, not starting with a constant, and its
+  // hashName(); "" for anything else. Ends at the '('.
+  std::string_view scanCallee(std::uint64_t& hash) {
+    const std::size_t start = i_;
+    // Most lines call an op called on an earlier line: the text up to the '(' is looked up
+    // first, and only an unknown callee is scanned character by character.
+    const std::size_t paren = line_.find('(', i_);
+    if (paren == std::string_view::npos) return {};
+    const std::string_view candidate = line_.substr(start, paren - start);
+    hash = hashName(candidate);
+    if (!candidate.empty() && sameName(scratch_.knownCallee(hash).printed, candidate)) {
+      i_ = paren;
+      return candidate;
+    }
+    const std::string_view first = scanName();
+    if (first.empty() || isConstantName(first)) return {};
+    scanAttributes();
+    if (peek() != '(') return {};
+    // The scan stopped at the first '(': the callee is the text hashed above.
+    return line_.substr(start, i_ - start);
+  }
+
+  // The target of a call of `callee` (scanCallee's, of hash `hash`; not a module's), remembered
+  // for the lines that follow.
+  SharedString calleeTarget(std::string_view callee, std::uint64_t hash) {
+    NodeLineScratch::KnownCallee& known = scratch_.knownCallee(hash);
+    if (!sameName(known.printed, callee)) known = {callee, builder_.callTarget(callee)};
+    return known.target;
   }
 
   // '=' that is not the start of '=='.
@@ -181,23 +204,20 @@ class NodeLineParser {
       return true;
     }
     while (true) {
-      const std::size_t keywordAt = i_;
-      const std::string_view keyword = scanName();
+      // A name first is a keyword (`dim = 0`) or the value itself (`x`, `torch.float32`).
+      const std::size_t nameAt = i_;
+      const std::string_view name = scanName();
       bool isKeyword = false;
-      if (!keyword.empty()) {
+      if (!name.empty()) {
+        const std::size_t afterName = i_;
         skipSpace();
         isKeyword = acceptAssign();
         if (isKeyword) skipSpace();
-        else i_ = keywordAt;
+        else i_ = afterName;
       }
-      Arg value;
-      if (!readValue(value, 1)) return false;
-      if (isKeyword) {
-        scratch_.kwargs.emplace_back(std::string(keyword), std::move(value));
-      } else {
-        if (!scratch_.kwargs.empty()) return false;  // positional after keyword: an error
-        scratch_.args.push_back(std::move(value));
-      }
+      if (!isKeyword && !scratch_.kwargs.empty()) return false;  // positional after keyword: an error
+      Arg& value = isKeyword ? scratch_.kwargs.emplace_back(std::string(name), Arg{}).second : scratch_.args.emplace_back();
+      if (!(name.empty() || isKeyword ? readValue(value, 1) : readNamed(value, nameAt, name))) return false;
       if (scratch_.args.size() + scratch_.kwargs.size() > limits_.maxListLength) return false;
       skipSpace();
       if (peek() == ')') {
@@ -211,14 +231,16 @@ class NodeLineParser {
     }
   }
 
-  // One value at bracket depth `depth` (the call's parentheses are depth 1).
+  // One value at bracket depth `depth` (the call's parentheses are depth 1), into `value`, a
+  // default Arg where it will stay (no Arg built aside and moved).
   bool readValue(Arg& value, std::size_t depth) {
     const char c = peek();
     if (c == '[') return readList(value, depth + 1);
     if (c == '\'' || c == '"') {
       std::string_view text;
       if (!scanString(text)) return false;
-      value = Arg::ofString(std::string(text));
+      value.kind = Arg::Kind::String;
+      value.text = text;
       return true;
     }
     if (c == '-') {
@@ -230,18 +252,29 @@ class NodeLineParser {
     const std::size_t start = i_;
     const std::string_view name = scanName();
     if (name.empty()) return false;
-    if (name == "None") value = Arg::none();
-    else if (name == "True" || name == "False") value = Arg::ofBool(name == "True");
-    else if (name == "inf") value = Arg::ofFloat(std::numeric_limits<double>::infinity());
-    else if (name == "nan") value = Arg::ofFloat(std::numeric_limits<double>::quiet_NaN());
-    else {
+    return readNamed(value, start, name);
+  }
+
+  // The value that starts with the name `name` at `start`, which scanName() has just read: a
+  // constant, a dotted token or a reference.
+  bool readNamed(Arg& value, std::size_t start, std::string_view name) {
+    if (name == "None") {
+      value.kind = Arg::Kind::None;
+    } else if (name == "True" || name == "False") {
+      value.kind = Arg::Kind::Bool;
+      value.boolean = name == "True";
+    } else if (name == "inf" || name == "nan") {
+      value.kind = Arg::Kind::Float;
+      value.real = name == "inf" ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+    } else {
       scanAttributes();
       if (i_ - start > name.size()) {
-        value = Arg::token(std::string(line_.substr(start, i_ - start)));  // torch.float32
+        value.kind = Arg::Kind::Token;  // torch.float32
+        value.text = line_.substr(start, i_ - start);
       } else {
-        const NodeId node = builder_.resolve(name);
-        scratch_.uses.push_back({name, at(start), node});
-        value = Arg::ref(node);
+        value.kind = Arg::Kind::Ref;
+        value.node = builder_.resolve(name);
+        scratch_.uses.push_back({name, at(start), value.node});
       }
     }
     return true;
@@ -258,9 +291,7 @@ class NodeLineParser {
       return true;
     }
     while (true) {
-      Arg item;
-      if (!readValue(item, depth)) return false;
-      items.push_back(std::move(item));
+      if (!readValue(items.emplace_back(), depth)) return false;
       if (items.size() > limits_.maxListLength) return false;
       skipSpace();
       if (peek() == ']') {
@@ -298,13 +329,15 @@ class NodeLineParser {
     if (isFloat) {
       double real = 0.0;
       if (!floatValue(text, real)) return false;
-      value = Arg::ofFloat(negative ? -real : real);
+      value.kind = Arg::Kind::Float;
+      value.real = negative ? -real : real;
       return true;
     }
     if (text.size() > kMaxPlainDigits) return false;
     std::int64_t magnitude = 0;
     for (char d : text) magnitude = magnitude * 10 + (d - '0');
-    value = Arg::ofInt(negative ? -magnitude : magnitude);
+    value.kind = Arg::Kind::Int;
+    value.integer = negative ? -magnitude : magnitude;
     return true;
   }
 

@@ -292,6 +292,9 @@ class ProgramReader {
     const std::size_t defIndent = source_.indentOf(line);
     TokenCursor header = lexAt(line);
     readForwardHeader(header, builder);
+    // One per forward(): what it remembers (the callees read, with targets from `builder`)
+    // belongs to this graph.
+    NodeLineScratch scratch;
     while (true) {
       if (line >= source_.lineCount())
         source_.fail(linePos(defLine, defIndent), "forward() has no 'return' (the input ends first)");
@@ -302,7 +305,7 @@ class ProgramReader {
         source_.fail(linePos(line, indent),
                      "expected 'return' before the end of forward() (defined at line " + std::to_string(defLine + 1) + ")");
       // Nearly every line: a node in the form PyTorch prints, read without tokens.
-      if (commonLines_ && readCommonNodeLine(line, indent, builder, nodeLineScratch_)) {
+      if (commonLines_ && readCommonNodeLine(line, indent, builder, scratch)) {
         ++line;
         continue;
       }
@@ -962,7 +965,6 @@ class ProgramReader {
   std::vector<Located<InputSpec>> inputs_;
   std::vector<Located<OutputSpec>> outputs_;
   bool commonLines_;
-  NodeLineScratch nodeLineScratch_;
 };
 
 }  // namespace

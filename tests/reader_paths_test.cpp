@@ -263,10 +263,23 @@ TEST(ReaderPaths, NodeLineForms) {
       "y: \"f32[4]\" = torch.ops.aten.add.Tensor(x, '\xc3\xa9')",
       "y\t:\t\"f32[4]\"\t=\ttorch.ops.aten.add.Tensor(\tx\t,\fx\t)",
   };
-  for (std::string_view line : kLines) {
-    const std::string text = "class M(torch.nn.Module):\n    def forward(self, x: \"f32[4]\", z):\n        " +
-                             std::string(line) + "\n        later = torch.ops.aten.neg.default(x)\n        return (x,)\n";
-    expectSamePaths(text, std::string(line));
+  // Each line first as the first call of its op, then after lines that called its op (and
+  // others) already: the direct path remembers the callees it read and takes a callee it knows
+  // without scanning it again (scanCallee).
+  const std::string knownCallees =
+      "        a0 = torch.ops.aten.add.Tensor(x, x)\n"
+      "        a1 = torch.ops.aten.mul.Tensor(x, x)\n"
+      "        a2 = torch.ops.aten.view.default(x, [4])\n"
+      "        a3 = torch.ops.aten.to.dtype(x, torch.float32)\n"
+      "        a4 = torch.ops.aten.div.Tensor_mode(x, x, rounding_mode = 'floor')\n"
+      "        a5 = operator.getitem(x, 0)\n";
+  for (const std::string& before : {std::string(), knownCallees}) {
+    for (std::string_view line : kLines) {
+      const std::string text = "class M(torch.nn.Module):\n    def forward(self, x: \"f32[4]\", z):\n" + before +
+                               "        " + std::string(line) +
+                               "\n        later = torch.ops.aten.neg.default(x)\n        return (x,)\n";
+      expectSamePaths(text, std::string(line));
+    }
   }
 }
 
