@@ -85,6 +85,23 @@ struct CheckScope {
   std::uint64_t seed = 0;
 };
 
+// The property group of each target over programs, by name (generated_fuzzer.cpp and
+// read_fuzzer.cpp are built once per target with it): text_X checks X's group over programs read
+// from text, text_placement_fuzzer memplan_fuzzer's too and text_model_fuzzer round_trip_fuzzer's.
+// Another name checks nothing.
+constexpr CheckScope propertyGroup(std::string_view target) {
+  CheckScope scope;
+  scope.roundTrip = target == "round_trip_fuzzer" || target == "text_model_fuzzer";
+  scope.placements = target == "placement_fuzzer" || target == "text_placement_fuzzer";
+  scope.memoryPlans = target == "memplan_fuzzer" || target == "text_placement_fuzzer";
+  scope.models = target == "model_fuzzer" || target == "text_model_fuzzer";
+  scope.oracle = target == "program_fuzzer" || target == "text_program_fuzzer";
+  return scope;
+}
+constexpr bool checksSomething(const CheckScope& scope) {
+  return scope.roundTrip || scope.placements || scope.memoryPlans || scope.models || scope.oracle;
+}
+
 // The properties of `scope` on a valid program (validate() holds).
 std::optional<Finding> checkProgram(const Program& program, const CheckScope& scope);
 

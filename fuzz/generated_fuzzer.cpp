@@ -34,19 +34,9 @@ namespace wb::fuzz {
 
 namespace {
 
-// The property group of each target, chosen when it is compiled.
-constexpr CheckScope propertiesOf(std::string_view target) {
-  CheckScope scope;
-  scope.roundTrip = target == "round_trip_fuzzer";
-  scope.placements = target == "placement_fuzzer";
-  scope.memoryPlans = target == "memplan_fuzzer";
-  scope.models = target == "model_fuzzer";
-  scope.oracle = target == "program_fuzzer";
-  return scope;
-}
-constexpr CheckScope kProperties = propertiesOf(WBCHECK_GENERATED_TARGET);
-static_assert(kProperties.roundTrip || kProperties.placements || kProperties.memoryPlans || kProperties.models ||
-                  kProperties.oracle,
+// The property group of this target, chosen when it is compiled.
+constexpr CheckScope kProperties = propertyGroup(WBCHECK_GENERATED_TARGET);
+static_assert(checksSomething(kProperties) && !std::string_view(WBCHECK_GENERATED_TARGET).starts_with("text_"),
               "WBCHECK_GENERATED_TARGET names no target over generated programs");
 
 CheckScope scopeOf(std::span<const std::uint8_t> bytes) {

@@ -35,19 +35,9 @@ namespace wb::fuzz {
 
 namespace {
 
-// The property group of each target, chosen when it is compiled.
-constexpr CheckScope propertiesOf(std::string_view target) {
-  CheckScope scope;
-  scope.roundTrip = target == "text_model_fuzzer";
-  scope.placements = target == "text_placement_fuzzer";
-  scope.memoryPlans = target == "text_placement_fuzzer";
-  scope.models = target == "text_model_fuzzer";
-  scope.oracle = target == "text_program_fuzzer";
-  return scope;
-}
-constexpr CheckScope kProperties = propertiesOf(WBCHECK_READ_TARGET);
-static_assert(kProperties.roundTrip || kProperties.placements || kProperties.memoryPlans || kProperties.models ||
-                  kProperties.oracle,
+// The property group of this target, chosen when it is compiled.
+constexpr CheckScope kProperties = propertyGroup(WBCHECK_READ_TARGET);
+static_assert(checksSomething(kProperties) && std::string_view(WBCHECK_READ_TARGET).starts_with("text_"),
               "WBCHECK_READ_TARGET names no target over programs read from text");
 
 }  // namespace
