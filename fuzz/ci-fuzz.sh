@@ -71,8 +71,12 @@ if [ ! -f "$build_dir/build.ninja" ]; then
 fi
 replays=()
 for t in "${targets[@]}"; do replays+=("${t}_replay"); done
-# still_fails replays every program finding with it.
-[[ " ${replays[*]} " == *" text_program_fuzzer_replay "* ]] || replays+=(text_program_fuzzer_replay)
+# The targets over text programs, one property group each: still_fails replays every program
+# finding with all of them.
+text_program_replays=(text_program_fuzzer_replay text_placement_fuzzer_replay text_model_fuzzer_replay)
+for r in "${text_program_replays[@]}"; do
+  [[ " ${replays[*]} " == *" $r "* ]] || replays+=("$r")
+done
 mkdir -p "$work_dir"
 cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}" "${replays[@]}" >"$work_dir/build.log" 2>&1 ||
   { tail -30 "$work_dir/build.log" >&2; echo "ci-fuzz: build failed" >&2; exit 2; }
@@ -138,10 +142,25 @@ still_fails() {
     [ -x "$wbcheck" ] || return 0  # cannot tell: keep the file
     ! "$wbcheck" check "$file" --placement early --seed "$seed" --inputs 2 >/dev/null 2>&1
   else
-    local driver="$build_dir/fuzz/text_program_fuzzer_replay"
-    [ -x "$driver" ] || return 0
-    ! "$driver" "$file" >/dev/null 2>&1
+    local driver
+    for driver in "${text_program_replays[@]}"; do
+      [ -x "$build_dir/fuzz/$driver" ] || return 0
+      "$build_dir/fuzz/$driver" "$file" >/dev/null 2>&1 || return 0
+    done
+    return 1
   fi
+}
+
+# The replay driver over text programs that checks the property group of target $1: a text
+# target's own, and text_X for the generator's X (the same group over the printed program;
+# text_model_fuzzer does the round trip of read programs, text_placement_fuzzer the memory plans).
+text_replay_of() {
+  case $1 in
+    text_*) echo "${1}_replay" ;;
+    round_trip_fuzzer) echo text_model_fuzzer_replay ;;
+    memplan_fuzzer) echo text_placement_fuzzer_replay ;;
+    *) echo "text_${1}_replay" ;;
+  esac
 }
 
 # Writes a regression file for one crashing input of target $1; adds a summary line and a
@@ -191,7 +210,7 @@ $(tail -40 "$tmp/replay.log")")
   if [[ $property == "early != S_par" || $property == "early failed" ]]; then
     replay_cmd="$wbcheck check $out --placement early --seed ${seed:-0} --inputs 2"
   else
-    replay_cmd="$build_dir/fuzz/text_program_fuzzer_replay $out"
+    replay_cmd="$build_dir/fuzz/$(text_replay_of "$target") $out"
   fi
   # The file must still fail as written: printing a program can lose the failure (a writer bug
   # once did). A shrunk file that passes falls back to the unshrunk program, and one that passes

@@ -56,16 +56,19 @@ std::optional<Finding> checkRoundTrip(const Program& program) {
 
 std::string joinDiagnostics(const std::vector<Diagnostic>& diagnostics) { return formatAll(diagnostics); }
 
-// Places with `early` and `end`; returns their results through the out-parameters.
+// Places with `early` and `end`; returns their results through the out-parameters. With
+// `judgeResults` (CheckScope::placements) the placed programs must also be valid and early's
+// idempotent; without (the memory plans alone) only placing without throwing and early's
+// success are asked, which the plans need.
 std::optional<Finding> checkOurPlacements(const Program& program, const SchemaTable& schemas, PlacedProgram& early,
-                                          PlacedProgram& end) {
+                                          PlacedProgram& end, bool judgeResults) {
   for (Placement placement : {Placement::Early, Placement::End}) {
     const std::string name(toString(placement));
     std::optional<Finding> f = guarded("place(" + name + ")", [&]() -> std::optional<Finding> {
       PlacedProgram placed = place(program, placement, schemas);
       if (placement == Placement::Early && placed.failure)
         return Finding{"early failed", "place(early) failed: " + *placed.failure};
-      if (!placed.failure) {
+      if (judgeResults && !placed.failure) {
         std::vector<Diagnostic> invalid = validate(placed.program);
         if (!invalid.empty())
           return Finding{"invalid placed program", name + " produced an invalid program:\n" + joinDiagnostics(invalid)};
@@ -75,6 +78,7 @@ std::optional<Finding> checkOurPlacements(const Program& program, const SchemaTa
     });
     if (f) return f;
   }
+  if (!judgeResults) return std::nullopt;
   // A placed program's copies are in-place lineages of their targets: placing again is a no-op.
   return guarded("place(early) again", [&]() -> std::optional<Finding> {
     PlacedProgram again = place(early.program, Placement::Early, schemasFor(early.program, context().builtins));
@@ -176,17 +180,18 @@ namespace {
 std::optional<Finding> checkProgram(const Program& program, const CheckScope& scope, bool* oracleValidated) {
   if (scope.roundTrip)
     if (std::optional<Finding> f = guarded("round trip", [&] { return checkRoundTrip(program); })) return f;
-  if (!scope.placements && !scope.models && !scope.oracle) return std::nullopt;
+  if (!scope.placements && !scope.memoryPlans && !scope.models && !scope.oracle) return std::nullopt;
   SchemaTable schemas;
   if (std::optional<Finding> f = guarded("schemasFor", [&]() -> std::optional<Finding> {
         schemas = schemasFor(program, context().oracleBuiltins);
         return std::nullopt;
       }))
     return f;
-  if (scope.placements) {
+  if (scope.placements || scope.memoryPlans) {
     PlacedProgram early, end;
-    if (std::optional<Finding> f = checkOurPlacements(program, schemas, early, end)) return f;
-    if (std::optional<Finding> f = checkMemoryPlans(program, early, end, schemas)) return f;
+    if (std::optional<Finding> f = checkOurPlacements(program, schemas, early, end, scope.placements)) return f;
+    if (scope.memoryPlans)
+      if (std::optional<Finding> f = checkMemoryPlans(program, early, end, schemas)) return f;
   }
   if (scope.models)
     if (std::optional<Finding> f = checkModels(program, schemas)) return f;
@@ -224,7 +229,7 @@ std::optional<Finding> checkGeneratedBytes(std::span<const std::uint8_t> bytes, 
     if (invalid.empty()) return std::nullopt;
     return Finding{"invalid generated program", "the generator produced an invalid program:\n" + formatAll(invalid)};
   };
-  if (scope.oracle && !scope.roundTrip && !scope.placements && !scope.models) {
+  if (scope.oracle && !scope.roundTrip && !scope.placements && !scope.memoryPlans && !scope.models) {
     // The oracle alone (program_fuzzer): oracle::check validates the program before anything
     // else, so the program is validated there, once per input. Only when the oracle did not
     // judge it (an invalid program is its Verdict::Error; an exception) is validate() run here,
@@ -308,17 +313,17 @@ std::optional<Finding> checkReader(std::string_view text) {
   return checkReading(text, accepted);
 }
 
-CheckScope textScope(const Program& program) {
-  CheckScope scope;
-  scope.oracle = textProgramIsSmall(program);
+CheckScope textScope(const Program& program, const CheckScope& groups) {
+  CheckScope scope = groups;
+  scope.oracle = groups.oracle && textProgramIsSmall(program);
   return scope;
 }
 
-std::optional<Finding> checkText(std::string_view text) {
+std::optional<Finding> checkText(std::string_view text, const CheckScope& groups) {
   std::optional<Program> accepted;
   if (std::optional<Finding> f = checkReading(text, accepted)) return f;
   if (!accepted) return std::nullopt;
-  return checkProgram(*accepted, textScope(*accepted));
+  return checkProgram(*accepted, textScope(*accepted, groups));
 }
 
 std::optional<Shrunk> shrink(const Program& program, const CheckScope& scope) {

@@ -3,12 +3,16 @@
 //
 // Each target checks one group of properties, so that one execution stays cheap enough for
 // coverage guidance to work under ASan+UBSan (fuzz/README.md has the figures):
-//   program_fuzzer       generated programs: the oracle (early == S_par)
-//   placement_fuzzer     generated programs: early and end, memory plans
-//   model_fuzzer         generated programs: the models of real code (upstream, pr20744@...,
-//                        draft13857) place without throwing; round trip
-//   text_fuzzer          the reader alone, on any bytes
-//   text_program_fuzzer  programs the reader accepts: everything (oracle when small)
+//   program_fuzzer         generated programs: the oracle (early == S_par)
+//   placement_fuzzer       generated programs: early and end
+//   memplan_fuzzer         generated programs: the memory plans of early and end
+//   model_fuzzer           generated programs: the models of real code (upstream,
+//                          pr20744@..., draft13857) place without throwing
+//   round_trip_fuzzer      generated programs: round trip
+//   text_fuzzer            the reader alone, on any bytes
+//   text_program_fuzzer    programs the reader accepts: the oracle (when small)
+//   text_placement_fuzzer  programs the reader accepts: early and end, memory plans
+//   text_model_fuzzer      programs the reader accepts: the models of real code; round trip
 //
 // Checks return a Finding instead of aborting so that the reducer (replay driver `--shrink`)
 // can ask "does this smaller program still fail the same way?"; the targets turn a Finding into
@@ -29,10 +33,11 @@
 namespace wb::fuzz {
 
 // The body nodes of the programs the generator-driven targets build (program_fuzzer,
-// placement_fuzzer, model_fuzzer; gen::GenOptions::maxNodes, 24 by default elsewhere): a small
-// program is cheaper in every stage, and every known bug class of upstream, of each version of
-// PR #20744 and of the seeded mutants shrinks to at most 6 body nodes (corpus/regressions,
-// bench/README.md). Larger programs come from text_program_fuzzer and `wbcheck fuzz`.
+// placement_fuzzer, memplan_fuzzer, model_fuzzer, round_trip_fuzzer; gen::GenOptions::maxNodes,
+// 24 by default elsewhere): a small program is cheaper in every stage, and every known bug class of upstream,
+// of each version of PR #20744 and of the seeded mutants shrinks to at most 6 body nodes
+// (corpus/regressions, bench/README.md). Larger programs come from the targets over text and
+// `wbcheck fuzz`.
 inline constexpr int kFuzzMaxNodes = 8;
 
 // A property that does not hold. `property` is a short stable key (the reducer preserves it);
@@ -61,10 +66,12 @@ struct CheckScope {
   // readProgram(writeProgram(p)) == p.
   bool roundTrip = true;
   // `early` and `end` place without throwing; `early` does not fail; both yield valid programs,
-  // and placing early's again changes nothing; the memory plans of `end` and `early` build, and
-  // early's peak <= end's peak plus the bytes of the clones early inserts to break copy cycles
-  // (end makes none, and is wrong there).
+  // and placing early's again changes nothing.
   bool placements = true;
+  // `early` and `end` place without throwing and `early` does not fail; the memory plans of
+  // `end` and `early` build, and early's peak <= end's peak plus the bytes of the clones early
+  // inserts to break copy cycles (end makes none, and is wrong there).
+  bool memoryPlans = true;
   // Every model of real code (isModelOfRealCode: upstream, every pr20744@..., draft13857)
   // places without throwing. Their wrong or invalid results are their documented bugs, so only
   // crash-freedom is asked of them.
@@ -78,10 +85,28 @@ struct CheckScope {
   std::uint64_t seed = 0;
 };
 
+// The property group of each target over programs, by name (generated_fuzzer.cpp and
+// read_fuzzer.cpp are built once per target with it): text_X checks X's group over programs read
+// from text, text_placement_fuzzer memplan_fuzzer's too and text_model_fuzzer round_trip_fuzzer's.
+// Another name checks nothing.
+constexpr CheckScope propertyGroup(std::string_view target) {
+  CheckScope scope;
+  scope.roundTrip = target == "round_trip_fuzzer" || target == "text_model_fuzzer";
+  scope.placements = target == "placement_fuzzer" || target == "text_placement_fuzzer";
+  scope.memoryPlans = target == "memplan_fuzzer" || target == "text_placement_fuzzer";
+  scope.models = target == "model_fuzzer" || target == "text_model_fuzzer";
+  scope.oracle = target == "program_fuzzer" || target == "text_program_fuzzer";
+  return scope;
+}
+constexpr bool checksSomething(const CheckScope& scope) {
+  return scope.roundTrip || scope.placements || scope.memoryPlans || scope.models || scope.oracle;
+}
+
 // The properties of `scope` on a valid program (validate() holds).
 std::optional<Finding> checkProgram(const Program& program, const CheckScope& scope);
 
-// Generated programs (program_fuzzer, placement_fuzzer, model_fuzzer): bytes -> ByteChoices -> generator.
+// Generated programs (program_fuzzer, placement_fuzzer, memplan_fuzzer, model_fuzzer,
+// round_trip_fuzzer): bytes -> ByteChoices -> generator.
 gen::Generated generateFromBytes(std::span<const std::uint8_t> bytes);
 // The oracle seed of a byte input: its first bytes, so that a corpus entry replays exactly.
 std::uint64_t seedOfBytes(std::span<const std::uint8_t> bytes);
@@ -98,11 +123,14 @@ int testGeneratedBytes(std::span<const std::uint8_t> bytes, const CheckScope& sc
 // accepted program validate() and the parsing of its own schemas must not throw.
 std::optional<Finding> checkReader(std::string_view text);
 
-// text_program_fuzzer: checkReader, then every property of a program the reader accepts that
-// validates (and whose own schemas parse), with the oracle only when textProgramIsSmall.
-std::optional<Finding> checkText(std::string_view text);
-// The scope checkText uses for a program.
-CheckScope textScope(const Program& program);
+// The targets over text programs (text_program_fuzzer, text_placement_fuzzer,
+// text_model_fuzzer; every group by default, as fuzz_mutator_selftest asks): checkReader, then
+// the properties of `groups` on a program the reader accepts that validates (and whose own
+// schemas parse), with the oracle only when textProgramIsSmall.
+std::optional<Finding> checkText(std::string_view text, const CheckScope& groups = {});
+// The scope checkText uses for a program: `groups`, without the oracle when the program is
+// not small.
+CheckScope textScope(const Program& program, const CheckScope& groups = {});
 
 // The program a text input denotes when the reader accepts it and it validates.
 std::optional<Program> validProgramFromText(std::string_view text);
