@@ -174,6 +174,8 @@ std::size_t PersistentSession::serve(std::span<const std::string_view> requests,
       int status = 0;
       const pid_t ended = ::waitpid(child_.pid, &status, WNOHANG);
       if (ended == child_.pid) {
+        // What it wrote last (why it ended) is in the pipe now, unless what it started holds it open.
+        if (child_.err >= 0) readAvailable(child_.err, err, limits_.maxErrorBytes, scratch_, Reads::UntilEmpty);
         const pid_t pid = child_.pid;
         abandon();
         ::kill(-pid, SIGKILL);  // what the shell left behind
