@@ -10,6 +10,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/text.h"
 #include "passcmd/external_pass.h"
@@ -289,6 +290,97 @@ TEST(PersistentPass, StandardErrorWhileAnsweringIsKeptWithTheAnswer) {
   EXPECT_EQ(r.outcome, PassOutcome::Placed);
   EXPECT_NE(r.stdErr.find("placing " + std::to_string(writeProgram(program).size()) + " bytes"), std::string::npos)
       << r.stdErr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pipelined requests (PersistentSession::exchange of several, PassRunner::placeAll).
+
+// `cat` echoes frames: a persistent adapter that reads ahead as far as the pipe lets it. Requests
+// far larger than a pipe, many of them, fill both pipes at once: the session must keep reading
+// answers while it writes, or both sides would block for good.
+TEST(PersistentPass, PipelinedRequestsLargerThanThePipesComeBackInOrder) {
+  passcmd::PersistentSession session("cat", limitsOf(20'000));
+  std::vector<std::string> texts;
+  for (int i = 0; i < 40; ++i) texts.push_back(std::string(std::size_t(1000) << (i % 9), static_cast<char>('a' + i % 26)) + std::to_string(i));
+  texts.push_back("");  // an empty frame is a frame
+  const std::vector<std::string_view> requests(texts.begin(), texts.end());
+  const std::vector<passcmd::FrameResult> answers = session.exchange(requests);
+  ASSERT_EQ(answers.size(), texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    EXPECT_EQ(answers[i].status, passcmd::FrameStatus::Answered) << i << ": " << answers[i].why;
+    EXPECT_TRUE(answers[i].payload == texts[i]) << i << ": " << answers[i].payload.size() << " bytes";
+  }
+  EXPECT_EQ(session.starts(), 1);
+}
+
+// Five programs in flight, the third of which the process cannot take: the third is the
+// finding (a crash, a hang, a partial frame: the oldest request without an answer is the one the
+// process was working on), the two before it are answered, and the two after it are sent again
+// to a fresh process and answered.
+TEST(PersistentPass, TheRequestAPipelinedProcessBreaksOnIsTheFindingAndTheRestAreSentAgain) {
+  const Program fine = hazardProgram("h01_old_value_reader.txt"), killer = hazardProgram("h10_ancestor_sibling_alias.txt");
+  const std::vector<Program> programs = {fine, fine, killer, fine, fine};
+  struct Case {
+    std::string mode;
+    PassOutcome outcome;
+    std::string says;
+  } cases[] = {
+      {"crash-on:aten.relu_", PassOutcome::Crashed, "exit status 7 before a complete answer"},
+      {"hang-on:aten.relu_", PassOutcome::Hung, "no answer within 1000 ms"},
+      {"partial-on:aten.relu_", PassOutcome::Hung, "no answer within 1000 ms"},
+  };
+  for (const Case& c : cases) {
+    const passcmd::PassRunner runner = persistentAdapter(c.mode, 1'000);
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<passcmd::ExternalPlacement> placed = runner.placeAll(programs);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15)) << c.mode;
+    ASSERT_EQ(placed.size(), programs.size()) << c.mode;
+    for (std::size_t i = 0; i < programs.size(); ++i) {
+      if (i == 2) continue;
+      EXPECT_EQ(placed[i].outcome, PassOutcome::Placed) << c.mode << " #" << i << ": " << placed[i].placed.failure.value_or("");
+      EXPECT_EQ(placed[i].placed.program, programs[i]) << c.mode << " #" << i;
+    }
+    EXPECT_EQ(placed[2].outcome, c.outcome) << c.mode;
+    ASSERT_TRUE(placed[2].placed.failure) << c.mode;
+    EXPECT_NE(placed[2].placed.failure->find(c.says), std::string::npos) << c.mode << ": " << *placed[2].placed.failure;
+    EXPECT_EQ(runner.processStarts(), 2) << c.mode;
+  }
+}
+
+// A pipelined process's standard error comes back with the answers, all of it, in order (the
+// request each line is kept with is the one answered next when it was read: standard error and
+// standard output are two pipes, read in no order of each other). A broken frame mid-pipeline is
+// the request it answers.
+TEST(PersistentPass, PipelinedRequestsKeepStandardErrorAndBrokenFrames) {
+  const Program a = hazardProgram("h01_old_value_reader.txt"), b = hazardProgram("h10_ancestor_sibling_alias.txt");
+  const std::vector<Program> programs = {a, b, a};
+  const std::vector<passcmd::ExternalPlacement> placed = persistentAdapter("stderr").placeAll(programs);
+  ASSERT_EQ(placed.size(), 3u);
+  std::string allErr, expected;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(placed[i].outcome, PassOutcome::Placed) << i;
+    allErr += placed[i].stdErr;
+    expected += "placing " + std::to_string(writeProgram(programs[i]).size()) + " bytes\n";
+  }
+  EXPECT_EQ(allErr, expected);
+  const passcmd::PassRunner notACount = persistentAdapter("not-a-count", 1'000);
+  const std::vector<passcmd::ExternalPlacement> broken = notACount.placeAll(programs);
+  for (const passcmd::ExternalPlacement& r : broken) EXPECT_EQ(r.outcome, PassOutcome::Malformed);
+  EXPECT_EQ(notACount.processStarts(), 3);  // every request broke a process of its own
+}
+
+// The time limit is per request, counted from the answer before it: three requests in flight
+// that take 0.6 s each are answered under a limit of 1 s, though the three take longer.
+TEST(PersistentPass, ThePipelinedTimeLimitRunsFromThePreviousAnswer) {
+  const Program program = hazardProgram("h01_old_value_reader.txt");
+  const std::vector<Program> programs(3, program);
+  const passcmd::PassRunner runner = persistentAdapter("slow:0.6", 1'000);
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<passcmd::ExternalPlacement> placed = runner.placeAll(programs);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1'800));
+  for (const passcmd::ExternalPlacement& r : placed)
+    EXPECT_EQ(r.outcome, PassOutcome::Placed) << r.placed.failure.value_or("");
+  EXPECT_EQ(runner.processStarts(), 1);
 }
 
 TEST(PersistentPass, ThePythonAdapterServesPersistentlyWhatItPlacesOneShot) {
