@@ -504,15 +504,17 @@ std::vector<CaseResult> runCases(std::span<const std::uint64_t> seeds, const Cam
     for (std::uint64_t seed : seeds) results.push_back(runCase(seed, options, generator, checker));
     return results;
   }
+  // The programs side by side for placeAll, and back into their cases after it (moved, not copied).
   std::vector<Program> programs;
   programs.reserve(seeds.size());
   for (std::uint64_t seed : seeds) {
     results.push_back(generateCase(seed, options, generator));
-    programs.push_back(results.back().program);
+    programs.push_back(std::move(results.back().program));
   }
   std::vector<passcmd::ExternalPlacement> placed = options.passCmd->placeAll(programs);
   for (std::size_t i = 0; i < results.size(); ++i) {
     CaseResult& result = results[i];
+    result.program = std::move(programs[i]);
     const SchemaTable schemas = schemasFor(result.program, generator.schemas());
     judgeCase(result,
               checkExternal(checker, result.program, caseCheckOptions(result.seed, options), std::move(placed[i]),
