@@ -89,13 +89,17 @@ TEST(PassProcess, AChildThatReadsNothingDoesNotEndTheCaller) {
 
 Program hazardProgram(const std::string& name) { return testing::loadProgram(testing::corpusDir() / "hazards" / name); }
 
+// An adapter that misbehaves (a command, or a mode of misbehaving_persistent.py), the outcome
+// that is, and what its failure says.
+struct Misbehaviour {
+  std::string adapter;
+  PassOutcome outcome;
+  std::string says;
+};
+
 TEST(ExternalPass, EachMisbehaviourIsAFindingOfItsOwnKind) {
   const Program program = hazardProgram("h01_old_value_reader.txt");
-  struct Case {
-    std::string command;
-    PassOutcome outcome;
-    std::string says;
-  } cases[] = {
+  const Misbehaviour cases[] = {
       {"cat >/dev/null; echo 'Traceback: boom' >&2; exit 1", PassOutcome::Crashed, "crashed: exit status 1"},
       {"kill -ABRT $$", PassOutcome::Crashed, "SIGABRT"},
       {"sleep 30", PassOutcome::Hung, "hung: no answer within 300 ms"},
@@ -103,16 +107,16 @@ TEST(ExternalPass, EachMisbehaviourIsAFindingOfItsOwnKind) {
       {"head -c 200", PassOutcome::Malformed, "malformed"},
       {"sed 's/b_s/b_t/g'", PassOutcome::Malformed, "does not correspond to its input"},
   };
-  for (const Case& c : cases) {
-    passcmd::ExternalPass pass{c.command, limitsOf(300)};
+  for (const Misbehaviour& c : cases) {
+    passcmd::ExternalPass pass{c.adapter, limitsOf(300)};
     if (c.outcome != PassOutcome::Hung) pass.limits.timeout = std::chrono::milliseconds(20'000);
     passcmd::ExternalPlacement r = passcmd::placeExternally(program, pass);
-    EXPECT_EQ(r.outcome, c.outcome) << c.command;
-    ASSERT_TRUE(r.placed.failure) << c.command;
-    EXPECT_NE(r.placed.failure->find(c.says), std::string::npos) << c.command << ": " << *r.placed.failure;
+    EXPECT_EQ(r.outcome, c.outcome) << c.adapter;
+    ASSERT_TRUE(r.placed.failure) << c.adapter;
+    EXPECT_NE(r.placed.failure->find(c.says), std::string::npos) << c.adapter << ": " << *r.placed.failure;
   }
   // A crash's standard error is in the failure: where the pass says why.
-  passcmd::ExternalPlacement crash = passcmd::placeExternally(program, {cases[0].command, limitsOf(20'000)});
+  passcmd::ExternalPlacement crash = passcmd::placeExternally(program, {cases[0].adapter, limitsOf(20'000)});
   EXPECT_NE(crash.placed.failure->find("Traceback: boom"), std::string::npos) << *crash.placed.failure;
 }
 
@@ -247,29 +251,25 @@ TEST(PersistentPass, TheProgramThatKillsTheProcessIsTheCrashAndTheNextGetsAFresh
 
 TEST(PersistentPass, EachBrokenFrameIsAFindingOfItsKind) {
   const Program program = hazardProgram("h01_old_value_reader.txt");
-  struct Case {
-    std::string mode;
-    PassOutcome outcome;
-    std::string says;
-  } cases[] = {
+  const Misbehaviour cases[] = {
       {"partial", PassOutcome::Hung, "no answer within 1000 ms"},
       {"short", PassOutcome::Malformed, "bytes and"},
       {"oversize", PassOutcome::Malformed, "the frame announces 999999999999 bytes"},
       {"not-a-count", PassOutcome::Malformed, "'hello world' is not a byte count"},
       {"die-mid-frame", PassOutcome::Crashed, "exit status 1 before a complete answer"},
   };
-  for (const Case& c : cases) {
-    const passcmd::PassRunner runner = persistentAdapter(c.mode, 1'000);
+  for (const Misbehaviour& c : cases) {
+    const passcmd::PassRunner runner = persistentAdapter(c.adapter, 1'000);
     // Twice: after a broken frame the session starts over, and breaks the same way again.
     for (int round = 0; round < 2; ++round) {
       const auto start = std::chrono::steady_clock::now();
       const passcmd::ExternalPlacement r = runner.place(program);
-      EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15)) << c.mode;
-      EXPECT_EQ(r.outcome, c.outcome) << c.mode;
-      ASSERT_TRUE(r.placed.failure) << c.mode;
-      EXPECT_NE(r.placed.failure->find(c.says), std::string::npos) << c.mode << ": " << *r.placed.failure;
+      EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15)) << c.adapter;
+      EXPECT_EQ(r.outcome, c.outcome) << c.adapter;
+      ASSERT_TRUE(r.placed.failure) << c.adapter;
+      EXPECT_NE(r.placed.failure->find(c.says), std::string::npos) << c.adapter << ": " << *r.placed.failure;
     }
-    EXPECT_EQ(runner.processStarts(), 2) << c.mode;
+    EXPECT_EQ(runner.processStarts(), 2) << c.adapter;
   }
 }
 
@@ -320,30 +320,26 @@ TEST(PersistentPass, PipelinedRequestsLargerThanThePipesComeBackInOrder) {
 TEST(PersistentPass, TheRequestAPipelinedProcessBreaksOnIsTheFindingAndTheRestAreSentAgain) {
   const Program fine = hazardProgram("h01_old_value_reader.txt"), killer = hazardProgram("h10_ancestor_sibling_alias.txt");
   const std::vector<Program> programs = {fine, fine, killer, fine, fine};
-  struct Case {
-    std::string mode;
-    PassOutcome outcome;
-    std::string says;
-  } cases[] = {
+  const Misbehaviour cases[] = {
       {"crash-on:aten.relu_", PassOutcome::Crashed, "exit status 7 before a complete answer"},
       {"hang-on:aten.relu_", PassOutcome::Hung, "no answer within 1000 ms"},
       {"partial-on:aten.relu_", PassOutcome::Hung, "no answer within 1000 ms"},
   };
-  for (const Case& c : cases) {
-    const passcmd::PassRunner runner = persistentAdapter(c.mode, 1'000);
+  for (const Misbehaviour& c : cases) {
+    const passcmd::PassRunner runner = persistentAdapter(c.adapter, 1'000);
     const auto start = std::chrono::steady_clock::now();
     const std::vector<passcmd::ExternalPlacement> placed = runner.placeAll(programs);
-    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15)) << c.mode;
-    ASSERT_EQ(placed.size(), programs.size()) << c.mode;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15)) << c.adapter;
+    ASSERT_EQ(placed.size(), programs.size()) << c.adapter;
     for (std::size_t i = 0; i < programs.size(); ++i) {
       if (i == 2) continue;
-      EXPECT_EQ(placed[i].outcome, PassOutcome::Placed) << c.mode << " #" << i << ": " << placed[i].placed.failure.value_or("");
-      EXPECT_EQ(placed[i].placed.program, programs[i]) << c.mode << " #" << i;
+      EXPECT_EQ(placed[i].outcome, PassOutcome::Placed) << c.adapter << " #" << i << ": " << placed[i].placed.failure.value_or("");
+      EXPECT_EQ(placed[i].placed.program, programs[i]) << c.adapter << " #" << i;
     }
-    EXPECT_EQ(placed[2].outcome, c.outcome) << c.mode;
-    ASSERT_TRUE(placed[2].placed.failure) << c.mode;
-    EXPECT_NE(placed[2].placed.failure->find(c.says), std::string::npos) << c.mode << ": " << *placed[2].placed.failure;
-    EXPECT_EQ(runner.processStarts(), 2) << c.mode;
+    EXPECT_EQ(placed[2].outcome, c.outcome) << c.adapter;
+    ASSERT_TRUE(placed[2].placed.failure) << c.adapter;
+    EXPECT_NE(placed[2].placed.failure->find(c.says), std::string::npos) << c.adapter << ": " << *placed[2].placed.failure;
+    EXPECT_EQ(runner.processStarts(), 2) << c.adapter;
   }
 }
 
