@@ -34,6 +34,39 @@ void runWorker(const WorkerConfig& config, const std::function<void(const Findin
   WorkerCounts counts;
   Clock::time_point lastProgress = Clock::now();
   const std::uint64_t myCases = casesOfJob(config.cases, config.job, config.jobs);
+  // Counts a case; shrinks and reports its finding when the policy selects it.
+  auto take = [&](const CaseResult& result) {
+    const std::uint64_t seed = result.seed;
+    ++counts.cases;
+    if (result.finding) {
+      ++counts.diverging;
+      const double foundAt = secondsSince(config.start);
+      if (selectForShrinking(config.shrink, shrinkCounts, *result.finding, result.features)) {
+        const Clock::time_point shrinkStart = Clock::now();
+        const ShrunkFinding shrunk = shrinkFinding(
+            result.program, *result.finding, seed, config.campaign.inputs, builtins, config.campaign.placeWith,
+            config.campaign.passCmd ? &*config.campaign.passCmd : nullptr, config.campaign.behaviours);
+        ++counts.shrinks;
+        counts.shrinkMicroseconds += static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - shrinkStart).count());
+        countShrunk(shrinkCounts, shrunk.key.hazard);
+        FindingRecord record;
+        record.key = shrunk.key;
+        record.shape = shapeOf(shrunk.program);
+        record.seed = seed;
+        record.secondsToFind = foundAt;
+        record.bodyNodes = shrunk.bodyNodesAfter;
+        record.count = 1;
+        const std::string path =
+            (std::filesystem::path(config.outDir) / artifactFileName(record.key, record.shape)).string();
+        const ArtifactInfo info{WBCHECK_VERSION, seed, config.foundBy, std::string(gen::toString(result.mode)),
+                                config.draw ? pictureFileName(path) : std::string()};
+        record.artifact = formatArtifact(shrunk, info, path);
+        if (!seenShapes.insert(describe(record.key) + record.shape).second) record.artifact.clear();
+        report(record);
+      }
+    }
+  };
   // A persistent pass command gets its cases a few at a time, in flight together (runCases):
   // enough to wake it once per batch, few enough that a stop or the time limit waits for little.
   const std::uint64_t batch =
@@ -44,41 +77,12 @@ void runWorker(const WorkerConfig& config, const std::function<void(const Findin
     if (config.seconds > 0 && secondsSince(config.start) >= config.seconds) break;
     seeds.clear();
     for (; seeds.size() < batch && (myCases == 0 || i < myCases); ++i) seeds.push_back(caseSeed(config.runSeed, config.job, i));
-    std::vector<CaseResult> results = runCases(seeds, config.campaign, generator, checker);
+    const std::vector<CaseResult> results = runCases(seeds, config.campaign, generator, checker);
     for (std::size_t k = 0; k < results.size(); ++k) {
-      // A stop asked for while a finding of the batch was shrunk: the cases after it are not counted.
+      // After a finding (its shrinking may have taken long), a stop asked for meanwhile ends the
+      // batch: the cases after it are not counted.
       if (k > 0 && results[k - 1].finding && stop()) break;
-      const CaseResult& result = results[k];
-      const std::uint64_t seed = result.seed;
-      ++counts.cases;
-      if (result.finding) {
-        ++counts.diverging;
-        const double foundAt = secondsSince(config.start);
-        if (selectForShrinking(config.shrink, shrinkCounts, *result.finding, result.features)) {
-          const Clock::time_point shrinkStart = Clock::now();
-          const ShrunkFinding shrunk = shrinkFinding(
-              result.program, *result.finding, seed, config.campaign.inputs, builtins, config.campaign.placeWith,
-              config.campaign.passCmd ? &*config.campaign.passCmd : nullptr, config.campaign.behaviours);
-          ++counts.shrinks;
-          counts.shrinkMicroseconds += static_cast<std::uint64_t>(
-              std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - shrinkStart).count());
-          countShrunk(shrinkCounts, shrunk.key.hazard);
-          FindingRecord record;
-          record.key = shrunk.key;
-          record.shape = shapeOf(shrunk.program);
-          record.seed = seed;
-          record.secondsToFind = foundAt;
-          record.bodyNodes = shrunk.bodyNodesAfter;
-          record.count = 1;
-          const std::string path =
-              (std::filesystem::path(config.outDir) / artifactFileName(record.key, record.shape)).string();
-          const ArtifactInfo info{WBCHECK_VERSION, seed, config.foundBy, std::string(gen::toString(result.mode)),
-                                  config.draw ? pictureFileName(path) : std::string()};
-          record.artifact = formatArtifact(shrunk, info, path);
-          if (!seenShapes.insert(describe(record.key) + record.shape).second) record.artifact.clear();
-          report(record);
-        }
-      }
+      take(results[k]);
     }
     if (std::chrono::duration<double>(Clock::now() - lastProgress).count() > 0.25) {
       progress(counts);
