@@ -217,36 +217,40 @@ std::size_t PersistentSession::serve(std::span<const std::string_view> requests,
         readAvailable(child_.out, pending_, limits_.maxOutputBytes + kMaxHeaderDigits + 2, scratch_, Reads::Once);
       }
     }
-    // Every whole frame read is the answer to the oldest request without one.
+    // Every whole frame read is the answer to the oldest request without one. The frames taken
+    // are erased once, after the loop: a batch's answers may all be in pending_ at once.
+    std::size_t taken = 0;
     for (;;) {
-      const std::size_t newline = pending_.find('\n');
+      const std::string_view rest = std::string_view(pending_).substr(taken);
+      const std::size_t newline = rest.find('\n');
       if (newline == std::string::npos) {
-        if (pending_.size() > kMaxHeaderDigits)
-          return fail(FrameStatus::BadFrame, "the frame header " + quoted(pending_) + " is not a byte count");
+        if (rest.size() > kMaxHeaderDigits)
+          return fail(FrameStatus::BadFrame, "the frame header " + quoted(rest) + " is not a byte count");
         break;
       }
-      const std::string_view digits = std::string_view(pending_).substr(0, newline);
+      const std::string_view digits = rest.substr(0, newline);
       if (digits.empty() || digits.size() > kMaxHeaderDigits ||
           !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        return fail(FrameStatus::BadFrame, "the frame header " + quoted(pending_) + " is not a byte count");
+        return fail(FrameStatus::BadFrame, "the frame header " + quoted(rest) + " is not a byte count");
       const std::size_t count = std::stoull(std::string(digits));
       if (count > limits_.maxOutputBytes)
         return fail(FrameStatus::BadFrame, "the frame announces " + std::to_string(count) + " bytes, more than " +
                                                std::to_string(limits_.maxOutputBytes));
       const std::size_t end = newline + 1 + count;
-      if (pending_.size() < end) break;
+      if (rest.size() < end) break;
       // With requests still unanswered, bytes past a frame are the next answer; past the last
       // answer they are the frame's own (it announced too few).
       const bool last = answering + 1 == requests.size();
-      if (last && pending_.size() > end)
+      if (last && rest.size() > end)
         return fail(FrameStatus::BadFrame, "the frame announces " + std::to_string(count) + " bytes and " +
-                                               std::to_string(pending_.size() - newline - 1) + " came");
+                                               std::to_string(rest.size() - newline - 1) + " came");
       if (written < requestEnds[answering - first])
         return fail(FrameStatus::BadFrame, "an answer came before the whole request was read");
       FrameResult& result = results[answering];
-      result.payload = pending_.substr(newline + 1, count);
-      pending_.erase(0, end);
+      result.payload = std::string(rest.substr(newline + 1, count));
+      taken += end;
       if (last) {
+        pending_.erase(0, taken);
         if (child_.err >= 0) readAvailable(child_.err, err, limits_.maxErrorBytes, scratch_, Reads::UntilEmpty);
         result.err = std::move(err);
         return requests.size();
@@ -256,6 +260,7 @@ std::size_t PersistentSession::serve(std::span<const std::string_view> requests,
       ++answering;
       deadline = std::chrono::steady_clock::now() + limits_.timeout;
     }
+    pending_.erase(0, taken);
   }
 }
 
