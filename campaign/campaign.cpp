@@ -400,15 +400,27 @@ std::optional<FindingKey> PassCheck::classify(const Program& program, const Sche
   return classifyFinding(program, report, schemas, externalOrNull(), placedWithOrNull());
 }
 
+namespace {
+
+// checkPass of what the external pass made of `program`, run already.
+PassCheck checkExternal(oracle::Checker& checker, const Program& program, oracle::CheckOptions check,
+                        passcmd::ExternalPlacement external, const std::string& placedBy, const SchemaTable& schemas) {
+  PassCheck out;
+  out.external = std::move(external);
+  const passcmd::ExternalPlacement* placed = &*out.external;
+  check.placeWith = [placed](const Program&, const SchemaTable&) { return placed->placed; };
+  check.placedBy = placedBy;
+  out.report = checker.check(program, check, schemas);
+  return out;
+}
+
+}  // namespace
+
 PassCheck checkPass(oracle::Checker& checker, const Program& program, oracle::CheckOptions check,
                     const passcmd::PassRunner* passCmd, const SchemaTable& schemas) {
+  if (passCmd) return checkExternal(checker, program, std::move(check), passCmd->place(program), passCmd->words(), schemas);
   PassCheck out;
-  if (passCmd) {
-    out.external = passCmd->place(program);
-    const passcmd::ExternalPlacement* external = &*out.external;
-    check.placeWith = [external](const Program&, const SchemaTable&) { return external->placed; };
-    check.placedBy = passCmd->words();
-  } else if (check.placeWith) {
+  if (check.placeWith) {
     check.placeWith = [&out, placeWith = std::move(check.placeWith)](const Program& p, const SchemaTable& s) {
       out.placedWith = placeWith(p, s);
       return *out.placedWith;
@@ -420,23 +432,27 @@ PassCheck checkPass(oracle::Checker& checker, const Program& program, oracle::Ch
 
 namespace {
 
-// checkPass with the campaign's options.
-PassCheck checkPlacement(oracle::Checker& checker, const Program& program, Placement placement,
-                         const oracle::PlaceFunction& placeWith, const passcmd::PassRunner* passCmd, int inputs,
-                         int behaviours, std::uint64_t seed, const SchemaTable& schemas) {
+// The oracle's options for a check with the campaign's options.
+oracle::CheckOptions campaignCheck(Placement placement, const oracle::PlaceFunction& placeWith, int inputs,
+                                   int behaviours, std::uint64_t seed) {
   oracle::CheckOptions check;
   check.placement = placement;
   check.placeWith = placeWith;
   check.inputs = inputs;
   check.behaviours = behaviours;
   check.seed = seed;
-  return checkPass(checker, program, std::move(check), passCmd, schemas);
+  return check;
 }
 
-}  // namespace
+// checkPass with the campaign's options.
+PassCheck checkPlacement(oracle::Checker& checker, const Program& program, Placement placement,
+                         const oracle::PlaceFunction& placeWith, const passcmd::PassRunner* passCmd, int inputs,
+                         int behaviours, std::uint64_t seed, const SchemaTable& schemas) {
+  return checkPass(checker, program, campaignCheck(placement, placeWith, inputs, behaviours, seed), passCmd, schemas);
+}
 
-CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const gen::Generator& generator,
-                   oracle::Checker& checker) {
+// The case of `seed` before its check: the seed, the mode and the program generated.
+CaseResult generateCase(std::uint64_t seed, const CampaignOptions& options, const gen::Generator& generator) {
   CaseResult result;
   result.seed = seed;
   gen::RandomChoices choices(seed);
@@ -451,16 +467,61 @@ CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const gen
   }
   result.mode = generated.mode;
   result.program = std::move(generated.program);
-  const SchemaTable schemas = schemasFor(result.program, generator.schemas());
-  PassCheck checked = checkPlacement(checker, result.program, options.placement, options.placeWith,
-                                     options.passCmd ? &*options.passCmd : nullptr, options.inputs,
-                                     options.behaviours, seed, schemas);
+  return result;
+}
+
+oracle::CheckOptions caseCheckOptions(std::uint64_t seed, const CampaignOptions& options) {
+  return campaignCheck(options.placement, options.placeWith, options.inputs, options.behaviours, seed);
+}
+
+// The case's finding (and features) from its check.
+void judgeCase(CaseResult& result, PassCheck checked, const SchemaTable& schemas) {
   result.finding = checked.classify(result.program, schemas);
   if (result.finding)
     result.features =
         matchingHazards(result.program, checked.report, schemas, checked.externalOrNull(), checked.placedWithOrNull());
   result.report = std::move(checked.report);
+}
+
+}  // namespace
+
+CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const gen::Generator& generator,
+                   oracle::Checker& checker) {
+  CaseResult result = generateCase(seed, options, generator);
+  const SchemaTable schemas = schemasFor(result.program, generator.schemas());
+  judgeCase(result,
+            checkPass(checker, result.program, caseCheckOptions(seed, options),
+                      options.passCmd ? &*options.passCmd : nullptr, schemas),
+            schemas);
   return result;
+}
+
+std::vector<CaseResult> runCases(std::span<const std::uint64_t> seeds, const CampaignOptions& options,
+                                 const gen::Generator& generator, oracle::Checker& checker) {
+  std::vector<CaseResult> results;
+  results.reserve(seeds.size());
+  if (!options.passCmd || !options.passCmd->pass().persistent) {
+    for (std::uint64_t seed : seeds) results.push_back(runCase(seed, options, generator, checker));
+    return results;
+  }
+  // The programs side by side for placeAll, and back into their cases after it (moved, not copied).
+  std::vector<Program> programs;
+  programs.reserve(seeds.size());
+  for (std::uint64_t seed : seeds) {
+    results.push_back(generateCase(seed, options, generator));
+    programs.push_back(std::move(results.back().program));
+  }
+  std::vector<passcmd::ExternalPlacement> placed = options.passCmd->placeAll(programs);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    CaseResult& result = results[i];
+    result.program = std::move(programs[i]);
+    const SchemaTable schemas = schemasFor(result.program, generator.schemas());
+    judgeCase(result,
+              checkExternal(checker, result.program, caseCheckOptions(result.seed, options), std::move(placed[i]),
+                            options.passCmd->words(), schemas),
+              schemas);
+  }
+  return results;
 }
 
 CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const gen::Generator& generator) {

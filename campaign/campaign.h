@@ -196,6 +196,10 @@ CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const gen
                    oracle::Checker& checker);
 CaseResult runCase(std::uint64_t seed, const CampaignOptions& options, const gen::Generator& generator);
 CaseResult runCase(std::uint64_t seed, const CampaignOptions& options);
+// runCase of each seed, in order, with the same results. A persistent external pass gets the
+// programs all at once (PassRunner::placeAll): pipelined, they cost it one wake-up, not one each.
+std::vector<CaseResult> runCases(std::span<const std::uint64_t> seeds, const CampaignOptions& options,
+                                 const gen::Generator& generator, oracle::Checker& checker);
 
 // The seed of case `index` of job `job` in a run started with `runSeed`: independent streams.
 std::uint64_t caseSeed(std::uint64_t runSeed, int job, std::uint64_t index);

@@ -4,12 +4,16 @@
 #include <filesystem>
 #include <set>
 #include <sstream>
+#include <vector>
 
 namespace wb::campaign {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Cases in flight at once through a persistent pass command.
+constexpr std::uint64_t kPersistentBatch = 16;
 
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -30,11 +34,9 @@ void runWorker(const WorkerConfig& config, const std::function<void(const Findin
   WorkerCounts counts;
   Clock::time_point lastProgress = Clock::now();
   const std::uint64_t myCases = casesOfJob(config.cases, config.job, config.jobs);
-  for (std::uint64_t i = 0; myCases == 0 || i < myCases; ++i) {
-    if (stop()) break;
-    if (config.seconds > 0 && secondsSince(config.start) >= config.seconds) break;
-    const std::uint64_t seed = caseSeed(config.runSeed, config.job, i);
-    const CaseResult result = runCase(seed, config.campaign, generator, checker);
+  // Counts a case; shrinks and reports its finding when the policy selects it.
+  auto take = [&](const CaseResult& result) {
+    const std::uint64_t seed = result.seed;
     ++counts.cases;
     if (result.finding) {
       ++counts.diverging;
@@ -63,6 +65,24 @@ void runWorker(const WorkerConfig& config, const std::function<void(const Findin
         if (!seenShapes.insert(describe(record.key) + record.shape).second) record.artifact.clear();
         report(record);
       }
+    }
+  };
+  // A persistent pass command gets its cases a few at a time, in flight together (runCases):
+  // enough to wake it once per batch, few enough that a stop or the time limit waits for little.
+  const std::uint64_t batch =
+      config.campaign.passCmd && config.campaign.passCmd->pass().persistent ? kPersistentBatch : 1;
+  std::vector<std::uint64_t> seeds;
+  for (std::uint64_t i = 0; myCases == 0 || i < myCases;) {
+    if (stop()) break;
+    if (config.seconds > 0 && secondsSince(config.start) >= config.seconds) break;
+    seeds.clear();
+    for (; seeds.size() < batch && (myCases == 0 || i < myCases); ++i) seeds.push_back(caseSeed(config.runSeed, config.job, i));
+    const std::vector<CaseResult> results = runCases(seeds, config.campaign, generator, checker);
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      // After a finding (its shrinking may have taken long), a stop asked for meanwhile ends the
+      // batch: the cases after it are not counted.
+      if (k > 0 && results[k - 1].finding && stop()) break;
+      take(results[k]);
     }
     if (std::chrono::duration<double>(Clock::now() - lastProgress).count() > 0.25) {
       progress(counts);

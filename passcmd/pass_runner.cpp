@@ -9,9 +9,10 @@ PassRunner::PassRunner(ExternalPass pass) : pass_(std::move(pass)), words_(comma
   if (pass_.persistent) session_ = std::make_shared<PersistentSession>(pass_.command, pass_.limits);
 }
 
-ExternalPlacement PassRunner::place(const Program& program) const {
-  if (!session_) return placeExternally(program, pass_);
-  FrameResult frame = session_->exchange(requestText(program, pass_));
+namespace {
+
+// What a persistent frame makes of `program`.
+ExternalPlacement placementOf(const Program& program, FrameResult frame) {
   switch (frame.status) {
     case FrameStatus::Answered: return readAnswer(program, frame.payload, std::move(frame.err));
     case FrameStatus::Died:
@@ -23,6 +24,29 @@ ExternalPlacement PassRunner::place(const Program& program) const {
                              std::move(frame.err));
   }
   return failedPlacement(program, PassOutcome::Crashed, "the pass command crashed", std::move(frame.err));
+}
+
+}  // namespace
+
+ExternalPlacement PassRunner::place(const Program& program) const {
+  if (!session_) return placeExternally(program, pass_);
+  return placementOf(program, session_->exchange(requestText(program, pass_)));
+}
+
+std::vector<ExternalPlacement> PassRunner::placeAll(std::span<const Program> programs) const {
+  std::vector<ExternalPlacement> placed;
+  placed.reserve(programs.size());
+  if (!session_) {
+    for (const Program& program : programs) placed.push_back(placeExternally(program, pass_));
+    return placed;
+  }
+  std::vector<std::string> texts;
+  texts.reserve(programs.size());
+  for (const Program& program : programs) texts.push_back(requestText(program, pass_));
+  const std::vector<std::string_view> requests(texts.begin(), texts.end());
+  std::vector<FrameResult> frames = session_->exchange(requests);
+  for (std::size_t i = 0; i < programs.size(); ++i) placed.push_back(placementOf(programs[i], std::move(frames[i])));
+  return placed;
 }
 
 }  // namespace wb::passcmd

@@ -4,12 +4,17 @@
 // hangs or writes a bad frame. Either way each program gets its own outcome: the program a
 // persistent process died on is the one that crashed it.
 //
+// A persistent process may be given several programs at once (placeAll): they are pipelined,
+// and each still gets the outcome it would get alone.
+//
 // A PassRunner is a cheap handle: copies share the persistent process (it is started on the
 // first program; after a fork, the child's copy starts its own).
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "core/ir.h"
 #include "passcmd/external_pass.h"
@@ -23,6 +28,9 @@ class PassRunner {
 
   // The placed program of `program`, or the outcome that is a finding of its own kind.
   ExternalPlacement place(const Program& program) const;
+  // place() of each program, in order; a persistent process gets them all in flight at once
+  // (one wake-up for several programs instead of one per program).
+  std::vector<ExternalPlacement> placeAll(std::span<const Program> programs) const;
 
   const ExternalPass& pass() const { return pass_; }
   // commandLineWords(pass()): what reports, artifacts and replay lines call this pass.

@@ -10,6 +10,12 @@
 // output cap, more bytes than it announced). Standard error is drained as it comes; what it
 // said while answering a request is kept with the answer.
 //
+// Requests may be pipelined: exchange() of several requests writes them all (as far as the
+// pipe takes them) and reads the answers as they come, in order, polling both directions so
+// that neither side blocks on a full pipe. Each request gets its own result, as if sent alone:
+// the oldest unanswered request is the one the process was working on, so a death, a time-out
+// or a bad frame is that request's, and the requests after it go to a fresh process.
+//
 // A session belongs to the process that started its child: used after a fork, the copy starts
 // a child of its own (and leaves the parent's alone).
 #pragma once
@@ -17,8 +23,10 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "passcmd/process.h"
 
@@ -47,12 +55,18 @@ class PersistentSession {
 
   // Sends `request` as one frame and reads one frame back.
   FrameResult exchange(std::string_view request);
+  // Sends every request as a frame and reads their answers: one result per request, in order.
+  // The time limit runs per request, from when the answer before it came (or from the start).
+  std::vector<FrameResult> exchange(std::span<const std::string_view> requests);
 
   // Processes started so far (the first one included).
   int starts() const { return starts_; }
 
  private:
   bool start(std::string& error);
+  // Runs requests[first..] through the process (started or restarted as needed) until all are
+  // answered or one fails; returns the index after the last request given a result (> first).
+  std::size_t serve(std::span<const std::string_view> requests, std::size_t first, std::vector<FrameResult>& results);
   void stop();      // kills the process group and reaps the child
   void abandon();   // closes this process's ends only (a session copied by fork)
 
@@ -61,6 +75,7 @@ class PersistentSession {
   ShellChild child_;
   pid_t owner_ = -1;  // the process that started child_
   std::string pending_;  // answer bytes read but not used yet
+  std::vector<char> scratch_;  // what each read lands in (allocated once: reads are per frame)
   int starts_ = 0;
 };
 

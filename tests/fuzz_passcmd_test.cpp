@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <map>
 #include <stdexcept>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "campaign/campaign.h"
 #include "core/text.h"
@@ -194,6 +196,37 @@ TEST(FuzzPassCmd, TheCppAdapterFindsWhatTheBuiltInPlacementFinds) {
     // One process served them all, but for a fresh one after each crash.
     EXPECT_LE(external.passCmd->processStarts(), 1 + crashes) << toString(placement);
   }
+}
+
+// A batch of cases through a persistent pass (runCases: the programs in flight together) gives
+// each case the finding it gets alone, crashes mid-batch included (the adapter exits when the
+// placement fails: the requests after it go to a fresh process).
+TEST(FuzzPassCmd, BatchedCasesThroughAPersistentPassGetTheFindingsOfCasesRunAlone) {
+  campaign::CampaignOptions batched, alone;
+  batched.passCmd = placeAdapter(Placement::Pr20744_ff2892d4, true);
+  alone.passCmd = placeAdapter(Placement::Pr20744_ff2892d4, true);
+  const gen::Generator generator(campaign::campaignGenOptions(batched));
+  oracle::Checker checker;
+  std::vector<std::uint64_t> seeds;
+  for (std::uint64_t i = 0; i < 120; ++i) seeds.push_back(campaign::caseSeed(3, 0, i));
+  int findings = 0, crashes = 0;
+  for (std::size_t from = 0; from < seeds.size(); from += 16) {
+    const std::span<const std::uint64_t> batch(seeds.data() + from, std::min<std::size_t>(16, seeds.size() - from));
+    const std::vector<campaign::CaseResult> results = campaign::runCases(batch, batched, generator, checker);
+    ASSERT_EQ(results.size(), batch.size());
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+      const campaign::CaseResult one = campaign::runCase(batch[k], alone, generator);
+      EXPECT_EQ(results[k].seed, batch[k]);
+      EXPECT_EQ(results[k].program, one.program) << "seed " << batch[k];
+      EXPECT_EQ(results[k].finding, one.finding) << "seed " << batch[k];
+      EXPECT_EQ(results[k].features, one.features) << "seed " << batch[k];
+      findings += one.finding.has_value();
+      crashes += one.finding && one.finding->hazard == campaign::HazardClass::PassCrash;
+    }
+  }
+  EXPECT_GT(findings, 10);
+  EXPECT_GT(crashes, 0);  // (else no batch was broken mid-way)
+  EXPECT_EQ(batched.passCmd->processStarts(), alone.passCmd->processStarts());
 }
 
 // The shrunk programs a fuzz run wrote to `dir`: hazard id and shape -> program text.

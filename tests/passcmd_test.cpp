@@ -10,6 +10,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/text.h"
 #include "passcmd/external_pass.h"
@@ -88,13 +89,17 @@ TEST(PassProcess, AChildThatReadsNothingDoesNotEndTheCaller) {
 
 Program hazardProgram(const std::string& name) { return testing::loadProgram(testing::corpusDir() / "hazards" / name); }
 
+// An adapter that misbehaves (a command, or a mode of misbehaving_persistent.py), the outcome
+// that is, and what its failure says.
+struct Misbehaviour {
+  std::string adapter;
+  PassOutcome outcome;
+  std::string says;
+};
+
 TEST(ExternalPass, EachMisbehaviourIsAFindingOfItsOwnKind) {
   const Program program = hazardProgram("h01_old_value_reader.txt");
-  struct Case {
-    std::string command;
-    PassOutcome outcome;
-    std::string says;
-  } cases[] = {
+  const Misbehaviour cases[] = {
       {"cat >/dev/null; echo 'Traceback: boom' >&2; exit 1", PassOutcome::Crashed, "crashed: exit status 1"},
       {"kill -ABRT $$", PassOutcome::Crashed, "SIGABRT"},
       {"sleep 30", PassOutcome::Hung, "hung: no answer within 300 ms"},
@@ -102,16 +107,16 @@ TEST(ExternalPass, EachMisbehaviourIsAFindingOfItsOwnKind) {
       {"head -c 200", PassOutcome::Malformed, "malformed"},
       {"sed 's/b_s/b_t/g'", PassOutcome::Malformed, "does not correspond to its input"},
   };
-  for (const Case& c : cases) {
-    passcmd::ExternalPass pass{c.command, limitsOf(300)};
+  for (const Misbehaviour& c : cases) {
+    passcmd::ExternalPass pass{c.adapter, limitsOf(300)};
     if (c.outcome != PassOutcome::Hung) pass.limits.timeout = std::chrono::milliseconds(20'000);
     passcmd::ExternalPlacement r = passcmd::placeExternally(program, pass);
-    EXPECT_EQ(r.outcome, c.outcome) << c.command;
-    ASSERT_TRUE(r.placed.failure) << c.command;
-    EXPECT_NE(r.placed.failure->find(c.says), std::string::npos) << c.command << ": " << *r.placed.failure;
+    EXPECT_EQ(r.outcome, c.outcome) << c.adapter;
+    ASSERT_TRUE(r.placed.failure) << c.adapter;
+    EXPECT_NE(r.placed.failure->find(c.says), std::string::npos) << c.adapter << ": " << *r.placed.failure;
   }
   // A crash's standard error is in the failure: where the pass says why.
-  passcmd::ExternalPlacement crash = passcmd::placeExternally(program, {cases[0].command, limitsOf(20'000)});
+  passcmd::ExternalPlacement crash = passcmd::placeExternally(program, {cases[0].adapter, limitsOf(20'000)});
   EXPECT_NE(crash.placed.failure->find("Traceback: boom"), std::string::npos) << *crash.placed.failure;
 }
 
@@ -248,30 +253,25 @@ TEST(PersistentPass, EachBrokenFrameIsAFindingOfItsKind) {
   const Program program = hazardProgram("h01_old_value_reader.txt");
   // The time limit counts the interpreter's start too (through a pyenv shim, on a loaded
   // machine, over a second): only the case that is about the limit has a short one.
-  struct Case {
-    std::string mode;
-    PassOutcome outcome;
-    std::string says;
-    int timeoutMs = 20'000;
-  } cases[] = {
-      {"partial", PassOutcome::Hung, "no answer within 1000 ms", 1'000},
+  const Misbehaviour cases[] = {
+      {"partial", PassOutcome::Hung, "no answer within 1000 ms"},
       {"short", PassOutcome::Malformed, "bytes and"},
       {"oversize", PassOutcome::Malformed, "the frame announces 999999999999 bytes"},
       {"not-a-count", PassOutcome::Malformed, "'hello world' is not a byte count"},
       {"die-mid-frame", PassOutcome::Crashed, "exit status 1 before a complete answer"},
   };
-  for (const Case& c : cases) {
-    const passcmd::PassRunner runner = persistentAdapter(c.mode, c.timeoutMs);
+  for (const Misbehaviour& c : cases) {
+    const passcmd::PassRunner runner = persistentAdapter(c.adapter, c.outcome == PassOutcome::Hung ? 1'000 : 20'000);
     // Twice: after a broken frame the session starts over, and breaks the same way again.
     for (int round = 0; round < 2; ++round) {
       const auto start = std::chrono::steady_clock::now();
       const passcmd::ExternalPlacement r = runner.place(program);
-      EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15)) << c.mode;
-      EXPECT_EQ(r.outcome, c.outcome) << c.mode;
-      ASSERT_TRUE(r.placed.failure) << c.mode;
-      EXPECT_NE(r.placed.failure->find(c.says), std::string::npos) << c.mode << ": " << *r.placed.failure;
+      EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15)) << c.adapter;
+      EXPECT_EQ(r.outcome, c.outcome) << c.adapter;
+      ASSERT_TRUE(r.placed.failure) << c.adapter;
+      EXPECT_NE(r.placed.failure->find(c.says), std::string::npos) << c.adapter << ": " << *r.placed.failure;
     }
-    EXPECT_EQ(runner.processStarts(), 2) << c.mode;
+    EXPECT_EQ(runner.processStarts(), 2) << c.adapter;
   }
 }
 
@@ -292,6 +292,96 @@ TEST(PersistentPass, StandardErrorWhileAnsweringIsKeptWithTheAnswer) {
   EXPECT_EQ(r.outcome, PassOutcome::Placed);
   EXPECT_NE(r.stdErr.find("placing " + std::to_string(writeProgram(program).size()) + " bytes"), std::string::npos)
       << r.stdErr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pipelined requests (PersistentSession::exchange of several, PassRunner::placeAll).
+
+// `cat` echoes frames: a persistent adapter that reads ahead as far as the pipe lets it. Requests
+// far larger than a pipe, many of them, fill both pipes at once: the session must keep reading
+// answers while it writes, or both sides would block for good.
+TEST(PersistentPass, PipelinedRequestsLargerThanThePipesComeBackInOrder) {
+  passcmd::PersistentSession session("cat", limitsOf(20'000));
+  std::vector<std::string> texts;
+  for (int i = 0; i < 40; ++i) texts.push_back(std::string(std::size_t(1000) << (i % 9), static_cast<char>('a' + i % 26)) + std::to_string(i));
+  texts.push_back("");  // an empty frame is a frame
+  const std::vector<std::string_view> requests(texts.begin(), texts.end());
+  const std::vector<passcmd::FrameResult> answers = session.exchange(requests);
+  ASSERT_EQ(answers.size(), texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    EXPECT_EQ(answers[i].status, passcmd::FrameStatus::Answered) << i << ": " << answers[i].why;
+    EXPECT_TRUE(answers[i].payload == texts[i]) << i << ": " << answers[i].payload.size() << " bytes";
+  }
+  EXPECT_EQ(session.starts(), 1);
+}
+
+// Five programs in flight, the third of which the process cannot take: the third is the
+// finding (a crash, a hang, a partial frame: the oldest request without an answer is the one the
+// process was working on), the two before it are answered, and the two after it are sent again
+// to a fresh process and answered.
+TEST(PersistentPass, TheRequestAPipelinedProcessBreaksOnIsTheFindingAndTheRestAreSentAgain) {
+  const Program fine = hazardProgram("h01_old_value_reader.txt"), killer = hazardProgram("h10_ancestor_sibling_alias.txt");
+  const std::vector<Program> programs = {fine, fine, killer, fine, fine};
+  // The limit covers the interpreter's start (the first request waits for it) on a loaded
+  // machine; a crash needs none.
+  const Misbehaviour cases[] = {
+      {"crash-on:aten.relu_", PassOutcome::Crashed, "exit status 7 before a complete answer"},
+      {"hang-on:aten.relu_", PassOutcome::Hung, "no answer within 4000 ms"},
+      {"partial-on:aten.relu_", PassOutcome::Hung, "no answer within 4000 ms"},
+  };
+  for (const Misbehaviour& c : cases) {
+    const passcmd::PassRunner runner = persistentAdapter(c.adapter, c.outcome == PassOutcome::Hung ? 4'000 : 20'000);
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<passcmd::ExternalPlacement> placed = runner.placeAll(programs);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15)) << c.adapter;
+    ASSERT_EQ(placed.size(), programs.size()) << c.adapter;
+    for (std::size_t i = 0; i < programs.size(); ++i) {
+      if (i == 2) continue;
+      EXPECT_EQ(placed[i].outcome, PassOutcome::Placed) << c.adapter << " #" << i << ": " << placed[i].placed.failure.value_or("");
+      EXPECT_EQ(placed[i].placed.program, programs[i]) << c.adapter << " #" << i;
+    }
+    EXPECT_EQ(placed[2].outcome, c.outcome) << c.adapter;
+    ASSERT_TRUE(placed[2].placed.failure) << c.adapter;
+    EXPECT_NE(placed[2].placed.failure->find(c.says), std::string::npos) << c.adapter << ": " << *placed[2].placed.failure;
+    EXPECT_EQ(runner.processStarts(), 2) << c.adapter;
+  }
+}
+
+// A pipelined process's standard error comes back with the answers, all of it, in order (the
+// request each line is kept with is the one answered next when it was read: standard error and
+// standard output are two pipes, read in no order of each other). A broken frame mid-pipeline is
+// the request it answers.
+TEST(PersistentPass, PipelinedRequestsKeepStandardErrorAndBrokenFrames) {
+  const Program a = hazardProgram("h01_old_value_reader.txt"), b = hazardProgram("h10_ancestor_sibling_alias.txt");
+  const std::vector<Program> programs = {a, b, a};
+  const std::vector<passcmd::ExternalPlacement> placed = persistentAdapter("stderr").placeAll(programs);
+  ASSERT_EQ(placed.size(), 3u);
+  std::string allErr, expected;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(placed[i].outcome, PassOutcome::Placed) << i;
+    allErr += placed[i].stdErr;
+    expected += "placing " + std::to_string(writeProgram(programs[i]).size()) + " bytes\n";
+  }
+  EXPECT_EQ(allErr, expected);
+  const passcmd::PassRunner notACount = persistentAdapter("not-a-count");
+  const std::vector<passcmd::ExternalPlacement> broken = notACount.placeAll(programs);
+  for (const passcmd::ExternalPlacement& r : broken) EXPECT_EQ(r.outcome, PassOutcome::Malformed);
+  EXPECT_EQ(notACount.processStarts(), 3);  // every request broke a process of its own
+}
+
+// The time limit is per request, counted from the answer before it: three requests in flight
+// that take 2 s each are answered under a limit of 4 s (room for the interpreter's start, which
+// the first request waits for), though the three take longer.
+TEST(PersistentPass, ThePipelinedTimeLimitRunsFromThePreviousAnswer) {
+  const Program program = hazardProgram("h01_old_value_reader.txt");
+  const std::vector<Program> programs(3, program);
+  const passcmd::PassRunner runner = persistentAdapter("slow:2", 4'000);
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<passcmd::ExternalPlacement> placed = runner.placeAll(programs);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(6'000));
+  for (const passcmd::ExternalPlacement& r : placed)
+    EXPECT_EQ(r.outcome, PassOutcome::Placed) << r.placed.failure.value_or("");
+  EXPECT_EQ(runner.processStarts(), 1);
 }
 
 TEST(PersistentPass, ThePythonAdapterServesPersistentlyWhatItPlacesOneShot) {

@@ -10,6 +10,10 @@ programs MODE does not break it answers with the program it was sent (a valid fr
   not-a-count     a header that is not a byte count
   die-mid-frame   the header and half the bytes, then exit 1
   crash-on:WORD    exit 7 on a program that contains WORD, answer the others
+  hang-on:WORD     no answer (sleep) on a program that contains WORD, answer the others
+  partial-on:WORD  the header and half the bytes of the answer to a program that contains WORD,
+                   then silence; answer the others
+  slow:SECONDS     every answer right, each after SECONDS
   noise-between   after each answer, stray bytes (out of step with the next request)
   stderr          answer right and write to standard error too
 """
@@ -48,6 +52,14 @@ while True:
     elif mode.startswith("crash-on:") and mode[len("crash-on:"):].encode() in program:
         sys.stderr.write("%s: not supported\n" % mode[len("crash-on:"):])
         sys.exit(7)
+    elif mode.startswith("hang-on:") and mode[len("hang-on:"):].encode() in program:
+        time.sleep(60)
+    elif mode.startswith("partial-on:") and mode[len("partial-on:"):].encode() in program:
+        send(half)
+        time.sleep(60)
+    elif mode.startswith("slow:"):
+        time.sleep(float(mode[len("slow:"):]))
+        send(frame)
     elif mode == "noise-between":
         send(frame)
         time.sleep(0.05)

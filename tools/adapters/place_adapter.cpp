@@ -13,12 +13,16 @@
 // printed form only, as a pass written against `str(graph)` would be: a program in another form
 // is refused (status 1), and the placed program is answered in form N. What `wbcheck
 // --pass-form N` is for (tests/passcmd_test.cpp).
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/placement.h"
 #include "core/schema.h"
@@ -77,9 +81,60 @@ std::optional<std::string> placeText(std::string_view text, Placement placement,
   return writeProgram(placed.program, *form);
 }
 
-bool readExactly(std::FILE* in, std::string& into, std::size_t bytes) {
-  into.resize(bytes);
-  return std::fread(into.data(), 1, bytes, in) == bytes;
+// Writes all of `bytes` to standard output; false if it is closed.
+bool writeAll(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t w = ::write(STDOUT_FILENO, bytes.data(), bytes.size());
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    bytes.remove_prefix(static_cast<std::size_t>(w));
+  }
+  return true;
+}
+
+// The persistent protocol: reads what standard input has in one call, answers every whole
+// frame in it, and writes those answers in one call before it waits for more (wbcheck may have
+// several requests in flight: docs/pass-protocol.md). Status 1 when a placement fails or a
+// request is not a frame; 0 when standard input ends.
+int serveFrames(Placement placement, const SchemaTable& builtins, std::optional<ProgramForm> form) {
+  std::string in, answers;
+  std::vector<char> chunk(std::size_t{1} << 16);
+  auto notAFrame = [] {
+    std::cerr << "place_adapter: a request that is not a frame\n";
+    return 1;
+  };
+  for (;;) {
+    std::size_t used = 0;  // of `in`: the frames answered
+    for (;;) {
+      const std::size_t newline = in.find('\n', used);
+      if (newline == std::string::npos) {
+        if (in.size() - used > 20) return notAFrame();  // no count is that long
+        break;
+      }
+      char* end = nullptr;
+      const unsigned long long bytes = std::strtoull(in.c_str() + used, &end, 10);
+      if (end == in.c_str() + used || end != in.c_str() + newline) return notAFrame();
+      if (in.size() - newline - 1 < bytes) break;  // the rest of the request is still coming
+      const std::optional<std::string> placed =
+          placeText(std::string_view(in).substr(newline + 1, bytes), placement, builtins, form);
+      if (!placed) {
+        writeAll(answers);  // the answers before it are owed
+        return 1;
+      }
+      answers += std::to_string(placed->size()) + "\n";
+      answers += *placed;
+      used = newline + 1 + bytes;
+    }
+    in.erase(0, used);
+    if (!writeAll(answers)) return 1;
+    answers.clear();
+    ssize_t r = 0;
+    do r = ::read(STDIN_FILENO, chunk.data(), chunk.size());
+    while (r < 0 && errno == EINTR);
+    if (r < 0) return 1;
+    if (r == 0) return in.empty() ? 0 : notAFrame();  // the end of the requests, or of a frame cut short
+    in.append(chunk.data(), static_cast<std::size_t>(r));
+  }
 }
 
 }  // namespace
@@ -113,20 +168,5 @@ int main(int argc, char** argv) {
     std::fwrite(placed->data(), 1, placed->size(), stdout);
     return 0;
   }
-  std::string program;
-  for (;;) {
-    char header[32];
-    if (!std::fgets(header, sizeof header, stdin)) return 0;  // the end of the requests
-    char* end = nullptr;
-    const unsigned long long bytes = std::strtoull(header, &end, 10);
-    if (end == header || *end != '\n' || !readExactly(stdin, program, bytes)) {
-      std::cerr << "place_adapter: a request that is not a frame\n";
-      return 1;
-    }
-    const std::optional<std::string> placed = placeText(program, *placement, builtins, form);
-    if (!placed) return 1;
-    std::fprintf(stdout, "%zu\n", placed->size());
-    std::fwrite(placed->data(), 1, placed->size(), stdout);
-    std::fflush(stdout);
-  }
+  return serveFrames(*placement, builtins, form);
 }
