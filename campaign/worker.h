@@ -45,10 +45,10 @@ std::uint64_t casesOfJob(std::uint64_t total, int job, int jobs);
 
 // Runs case after case of the job's seed stream until its share of the cases is done, the time
 // is up, or `stop()` says so (checked before each case; through a persistent pass command the
-// cases go in batches (runCases), and the time is checked before each batch). Each selected finding is shrunk and
-// reported once with its artifact; a repeat of a shape this worker already reported comes
-// with an empty artifact (it only adds to the count). `progress` gets the counts now and then,
-// and once at the end.
+// cases go in batches (runCases), and the time is checked before each batch). Each selected
+// finding is shrunk and reported once with its artifact; a repeat of a shape this worker
+// already reported comes with an empty artifact (it only adds to the count). `progress` gets
+// the counts now and then, and once at the end.
 void runWorker(const WorkerConfig& config, const std::function<void(const FindingRecord&)>& report,
                const std::function<void(const WorkerCounts&)>& progress, const std::function<bool()>& stop);
 

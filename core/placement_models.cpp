@@ -312,7 +312,7 @@ PlacedProgram realise(const Program& program, const Selection& selection, const 
       if (in.name == placeholder) in.kind = InputKind::UserInput;
     requests.push_back({out, copy.afterNode});
   }
-  RewriteResult rewritten = insertWriteBacks(scratch, requests, OutputOrder::CopiesFirst, CopyNames::Fx);
+  RewriteResult rewritten = insertWriteBacks(std::move(scratch), requests, OutputOrder::CopiesFirst, CopyNames::Fx);
   Program& result = rewritten.program;
   result.signature.inputs = program.signature.inputs;
   for (std::size_t i = 0; i < result.signature.outputs.size(); ++i) {

@@ -50,9 +50,10 @@ std::string freshName(const Graph& graph, const std::string& base);
 
 // Inserts one `aten::copy_(placeholder of the spec's target, value)` per request. The caller
 // guarantees every request names a mutation output whose target resolves, and a valid program
-// (references to earlier nodes). The copy carries the value's type annotation. Copies are
-// named in request order, each with the first name of `names`' sequence unused in the graph
-// and after the previous copy's (as FX names nodes in creation order).
+// (references to earlier nodes). The copy carries its target's type annotation (copy_ returns
+// its first argument, the placeholder it writes). Copies are named in request order, each with
+// the first name of `names`' sequence unused in the graph and after the previous copy's (as FX
+// names nodes in creation order).
 RewriteResult insertWriteBacks(const Program& program, const std::vector<CopyInsertion>& requests,
                                OutputOrder order, CopyNames names = CopyNames::Plain);
 // The same, consuming `program`: its nodes and signature are moved into the result instead of
