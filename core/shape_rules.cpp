@@ -231,9 +231,17 @@ class ShapeChecker {
   std::vector<ShapeContradiction> run() {
     for (std::size_t i = 0; i < graph_.nodes.size(); ++i) {
       const Node& node = graph_.nodes[i];
-      if (node.op != NodeOp::CallFunction || node.typeText.empty()) continue;
+      if (node.op != NodeOp::CallFunction) continue;
       const OpRule& rule = ruleFor(node);
       if (rule.rule == Rule::None || rule.rule == Rule::ListView) continue;
+      // An in-place op writes its self: a constant there has no storage to write, and an
+      // analysis would find no value for the op's result to alias.
+      if (rule.inplace && (node.args.empty() || !node.args[0].isRef())) {
+        found_.push_back({static_cast<NodeId>(i), std::string(rule.target) +
+                                                      ": writes in place into argument 0, which is not a value of the graph"});
+        continue;
+      }
+      if (node.typeText.empty()) continue;
       const std::optional<StaticShape> annotated = shapeOf(static_cast<NodeId>(i));
       if (!annotated) continue;
       current_ = i;

@@ -84,7 +84,8 @@ struct ShapeContradiction {
 };
 
 // Every node of `graph` whose annotation contradicts the rule of its op, or whose arguments no
-// shape satisfies, in graph order. Precondition: the references of `graph` are valid (each
+// shape satisfies, and every in-place op of a known rule whose self is not a node, in graph
+// order. Precondition: the references of `graph` are valid (each
 // node refers to earlier nodes only; validate()'s structural checks).
 std::vector<ShapeContradiction> checkAnnotatedShapes(const Graph& graph);
 
