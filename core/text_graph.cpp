@@ -89,8 +89,7 @@ std::int64_t GraphBuilder::integerValue(const Expr& e) const {
   return static_cast<std::int64_t>(magnitude);
 }
 
-SharedString GraphBuilder::callTarget(std::string_view printed) {
-  const std::uint64_t h = hashName(printed);
+SharedString GraphBuilder::callTarget(std::string_view printed, std::uint64_t h) {
   const std::uint32_t known = printedTargetIndex_.findHashed(printed, h);
   if (known != FlatNameIndex<TextOf>::kNone) return normalisedTargets_[known];
   printedTargets_.emplace_back(printed);

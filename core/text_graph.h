@@ -7,7 +7,6 @@
 // the same graph and report the same errors.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -79,7 +78,14 @@ class GraphBuilder {
 
   // The shared target of a call printed as `printed` (normaliseTarget, then interned): one
   // normalisation per distinct printed target, not per node.
-  SharedString callTarget(std::string_view printed);
+  SharedString callTarget(std::string_view printed) { return callTarget(printed, hashName(printed)); }
+  // The same, with hashName(printed) computed before.
+  SharedString callTarget(std::string_view printed, std::uint64_t hash);
+  // Whether callTarget() has seen a call printed as `printed` (of hash `hash`) in this graph:
+  // such a callee was read as one before, and a node line need not scan it again.
+  bool knowsCallee(std::string_view printed, std::uint64_t hash) const {
+    return printedTargetIndex_.findHashed(printed, hash) != FlatNameIndex<TextOf>::kNone;
+  }
 
   // Every reference must name a node defined before it (checked once the graph is complete, so
   // that the message can say whether the name is defined later or nowhere).
@@ -147,8 +153,7 @@ void checkShape(const Source& source, const ReadLimits& limits, std::string_view
 // `# meta: key=value, key=value` (the comment after '#'); any other comment is no meta.
 NodeMeta parseMeta(const Source& source, std::string_view comment, Pos pos);
 
-// Scratch space of readCommonNodeLine, kept from one line of a forward() to the next (no
-// allocation per line), and what the lines before told about the lines that follow.
+// Scratch space of readCommonNodeLine, kept from one line to the next (no allocation per line).
 struct NodeLineScratch {
   struct PendingUse {
     std::string_view name;
@@ -161,15 +166,6 @@ struct NodeLineScratch {
   // The last annotation checkShape() passed (a view into the input): nodes print the same type
   // over and over, and the check depends on the text and the limits alone.
   std::string_view checkedType;
-  // Callees read before (views into the input), by the hash of their text, with their targets:
-  // a callee found here is well formed and needs neither the character scan nor callTarget().
-  struct KnownCallee {
-    std::string_view printed;
-    SharedString target;
-  };
-  static constexpr std::size_t kKnownCallees = 64;
-  std::array<KnownCallee, kKnownCallees> knownCallees;
-  KnownCallee& knownCallee(std::uint64_t hash) { return knownCallees[hash % kKnownCallees]; }
 };
 
 // Reads physical line `lineIndex` as a node statement of forward() in the form PyTorch prints

@@ -106,7 +106,7 @@ class NodeLineParser {
     SharedString target;
     const bool module = callee.substr(0, 5) == "self.";
     if (module) target = callee.substr(5);
-    else target = calleeTarget(callee, calleeHash);
+    else target = builder_.callTarget(callee, calleeHash);
     Node& node = builder_.appendNode(at(nameAt));
     node.name = name;
     node.op = module ? NodeOp::CallModule : NodeOp::CallFunction;
@@ -150,12 +150,13 @@ class NodeLineParser {
   std::string_view scanCallee(std::uint64_t& hash) {
     const std::size_t start = i_;
     // Most lines call an op called on an earlier line: the text up to the '(' is looked up
-    // first, and only an unknown callee is scanned character by character.
+    // among the callees of this graph first (GraphBuilder::knowsCallee), and only an unknown
+    // one is scanned character by character.
     const std::size_t paren = line_.find('(', i_);
     if (paren == std::string_view::npos) return {};
     const std::string_view candidate = line_.substr(start, paren - start);
     hash = hashName(candidate);
-    if (!candidate.empty() && sameName(scratch_.knownCallee(hash).printed, candidate)) {
+    if (!candidate.empty() && builder_.knowsCallee(candidate, hash)) {
       i_ = paren;
       return candidate;
     }
@@ -165,14 +166,6 @@ class NodeLineParser {
     if (peek() != '(') return {};
     // The scan stopped at the first '(': the callee is the text hashed above.
     return line_.substr(start, i_ - start);
-  }
-
-  // The target of a call of `callee` (scanCallee's, of hash `hash`; not a module's), remembered
-  // for the lines that follow.
-  SharedString calleeTarget(std::string_view callee, std::uint64_t hash) {
-    NodeLineScratch::KnownCallee& known = scratch_.knownCallee(hash);
-    if (!sameName(known.printed, callee)) known = {callee, builder_.callTarget(callee)};
-    return known.target;
   }
 
   // '=' that is not the start of '=='.

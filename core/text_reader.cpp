@@ -292,9 +292,6 @@ class ProgramReader {
     const std::size_t defIndent = source_.indentOf(line);
     TokenCursor header = lexAt(line);
     readForwardHeader(header, builder);
-    // One per forward(): what it remembers (the callees read, with targets from `builder`)
-    // belongs to this graph.
-    NodeLineScratch scratch;
     while (true) {
       if (line >= source_.lineCount())
         source_.fail(linePos(defLine, defIndent), "forward() has no 'return' (the input ends first)");
@@ -305,7 +302,7 @@ class ProgramReader {
         source_.fail(linePos(line, indent),
                      "expected 'return' before the end of forward() (defined at line " + std::to_string(defLine + 1) + ")");
       // Nearly every line: a node in the form PyTorch prints, read without tokens.
-      if (commonLines_ && readCommonNodeLine(line, indent, builder, scratch)) {
+      if (commonLines_ && readCommonNodeLine(line, indent, builder, nodeLineScratch_)) {
         ++line;
         continue;
       }
@@ -965,6 +962,7 @@ class ProgramReader {
   std::vector<Located<InputSpec>> inputs_;
   std::vector<Located<OutputSpec>> outputs_;
   bool commonLines_;
+  NodeLineScratch nodeLineScratch_;
 };
 
 }  // namespace
