@@ -242,6 +242,9 @@ class ShapeChecker {
         continue;
       }
       if (node.typeText.empty()) continue;
+      // Most getitems take an item of an op's tuple of results (max.dim, native_layer_norm),
+      // not a part of a split: unknown, and cheaper to say so here than by throwing Unknown.
+      if (rule.rule == Rule::Getitem && splitOf(node) == nullptr) continue;
       const std::optional<StaticShape> annotated = shapeOf(static_cast<NodeId>(i));
       if (!annotated) continue;
       current_ = i;
@@ -366,6 +369,7 @@ class ShapeChecker {
   // refers to a node whose annotation is no static tensor shape (a SymInt, a missing one).
   std::vector<StaticShape> tensorArguments(const Node& node) {
     std::vector<StaticShape> out;
+    out.reserve(node.args.size() + node.kwargs.size());
     auto take = [&](const Arg& a) {
       if (a.isRef()) out.push_back(tensor(&a));
       else if (a.isSequence())
@@ -672,12 +676,22 @@ class ShapeChecker {
     return out;
   }
 
-  // getitem(container, k) of a split, split_with_sizes, chunk or unbind: part k.
-  StaticShape part(const Node& node) {
-    if (node.args.size() < 2 || !node.args[0].isRef() || node.args[1].kind != Arg::Kind::Int) throw Unknown{};
+  // The split, split_with_sizes, chunk or unbind that getitem(container, k) takes a part of;
+  // nullptr for any other getitem.
+  const Node* splitOf(const Node& node) {
+    if (node.args.size() < 2 || !node.args[0].isRef() || node.args[1].kind != Arg::Kind::Int) return nullptr;
     const Node& container = graph_.nodes[node.args[0].node];
     const OpRule& rule = ruleFor(container);
-    if (rule.rule != Rule::ListView || rule.inplace) throw Unknown{};
+    if (rule.rule != Rule::ListView || rule.inplace) return nullptr;
+    return &container;
+  }
+
+  // getitem(container, k) of a split, split_with_sizes, chunk or unbind: part k.
+  StaticShape part(const Node& node) {
+    const Node* split = splitOf(node);
+    if (split == nullptr) throw Unknown{};
+    const Node& container = *split;
+    const OpRule& rule = ruleFor(container);
     const std::string_view t = rule.target;
     StaticShape self = tensor(container, 0, "self");
     const bool unbind = t.find("unbind") != std::string_view::npos;
