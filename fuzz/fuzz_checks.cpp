@@ -15,6 +15,7 @@
 
 #include "core/memplan.h"
 #include "core/placement.h"
+#include "core/shape_rules.h"
 #include "core/text.h"
 #include "core/validate.h"
 #include "gen/choices.h"
@@ -157,6 +158,11 @@ bool ownSchemasParse(const Program& program) {
   return true;
 }
 
+// The oracle's group alone (program_fuzzer, text_program_fuzzer).
+bool oracleAlone(const CheckScope& scope) {
+  return scope.oracle && !scope.roundTrip && !scope.placements && !scope.memoryPlans && !scope.models;
+}
+
 gen::GenOptions fuzzGenOptions() {
   gen::GenOptions options;
   options.maxNodes = kFuzzMaxNodes;
@@ -229,7 +235,7 @@ std::optional<Finding> checkGeneratedBytes(std::span<const std::uint8_t> bytes, 
     if (invalid.empty()) return std::nullopt;
     return Finding{"invalid generated program", "the generator produced an invalid program:\n" + formatAll(invalid)};
   };
-  if (scope.oracle && !scope.roundTrip && !scope.placements && !scope.memoryPlans && !scope.models) {
+  if (oracleAlone(scope)) {
     // The oracle alone (program_fuzzer): oracle::check validates the program before anything
     // else, so the program is validated there, once per input. Only when the oracle did not
     // judge it (an invalid program is its Verdict::Error; an exception) is validate() run here,
@@ -259,9 +265,17 @@ bool textProgramIsSmall(const Program& program) {
   if (program.graph.nodes.size() > kSmallNodes) return false;
   std::int64_t elements = 0;
   for (const Node& node : program.graph.nodes) {
-    std::optional<TensorType> type = node.tensorType();
-    if (!type) continue;
-    std::optional<std::int64_t> n = type->numel();
+    std::optional<std::int64_t> n;
+    // Most annotations are static shapes, read here without building a TensorType (an
+    // allocation each). One that also names no dtype only counts towards the budget.
+    if (std::optional<StaticShape> shape = parseStaticShape(node.typeText)) {
+      n = 1;
+      for (std::int64_t d : shape->view()) n = d != 0 && *n > kSmallElements / d ? kSmallElements + 1 : *n * d;
+    } else if (std::optional<TensorType> type = node.tensorType()) {
+      n = type->numel();
+    } else {
+      continue;
+    }
     if (!n || *n > kSmallElements) return false;
     elements += *n;
     if (elements > kSmallElements) return false;
@@ -277,11 +291,9 @@ std::optional<Program> validProgramFromText(std::string_view text) {
 
 namespace {
 
-// The reader's properties on `text`; `accepted` gets the program when the reader accepts it,
-// it validates and its own schemas parse (every consumer rejects anything else, cli/common.cpp,
-// so nothing downstream is asked of it).
-std::optional<Finding> checkReading(std::string_view text, std::optional<Program>& accepted) {
-  Result<Program> read;
+// The reader on `text`: it must not throw, and a rejection must carry a positioned diagnostic.
+// `read` gets the program when the reader accepts it.
+std::optional<Finding> checkRead(std::string_view text, Result<Program>& read) {
   if (std::optional<Finding> f = guarded("readProgram", [&]() -> std::optional<Finding> {
         read = readProgram(text, "<fuzz>");
         return std::nullopt;
@@ -294,14 +306,28 @@ std::optional<Finding> checkReading(std::string_view text, std::optional<Program
     if (!positioned)
       return Finding{"unpositioned diagnostic",
                      read.errors.empty() ? "rejected with no diagnostic" : "no diagnostic has a line:\n" + formatAll(read.errors)};
-    return std::nullopt;
   }
+  return std::nullopt;
+}
+
+// validate() and the parsing of the program's own schemas must not throw; `valid` says whether
+// the program passes both (every consumer rejects anything else, cli/common.cpp, so nothing
+// downstream is asked of it).
+std::optional<Finding> checkValidating(const Program& program, bool& valid) {
+  return guarded("validate", [&]() -> std::optional<Finding> {
+    valid = validate(program).empty() && ownSchemasParse(program);
+    return std::nullopt;
+  });
+}
+
+// The reader's properties on `text`; `accepted` gets the program when the reader accepts it,
+// it validates and its own schemas parse.
+std::optional<Finding> checkReading(std::string_view text, std::optional<Program>& accepted) {
+  Result<Program> read;
+  if (std::optional<Finding> f = checkRead(text, read)) return f;
+  if (!read.ok()) return std::nullopt;
   bool valid = false;
-  if (std::optional<Finding> f = guarded("validate", [&]() -> std::optional<Finding> {
-        valid = validate(*read).empty() && ownSchemasParse(*read);
-        return std::nullopt;
-      }))
-    return f;
+  if (std::optional<Finding> f = checkValidating(*read, valid)) return f;
   if (valid) accepted = std::move(*read.value);
   return std::nullopt;
 }
@@ -320,10 +346,34 @@ CheckScope textScope(const Program& program, const CheckScope& groups) {
 }
 
 std::optional<Finding> checkText(std::string_view text, const CheckScope& groups) {
-  std::optional<Program> accepted;
-  if (std::optional<Finding> f = checkReading(text, accepted)) return f;
-  if (!accepted) return std::nullopt;
-  return checkProgram(*accepted, textScope(*accepted, groups));
+  if (!oracleAlone(groups)) {
+    std::optional<Program> accepted;
+    if (std::optional<Finding> f = checkReading(text, accepted)) return f;
+    if (!accepted) return std::nullopt;
+    return checkProgram(*accepted, textScope(*accepted, groups));
+  }
+  // The oracle alone (text_program_fuzzer): oracle::check validates the program before anything
+  // else, so a small program is validated there, once per input, as checkGeneratedBytes does.
+  // Only when the oracle did not judge it (invalid: its Verdict::Error; an exception; a program
+  // too large to interpret) is validate() run here, which then decides as checkReading does.
+  Result<Program> read;
+  if (std::optional<Finding> f = checkRead(text, read)) return f;
+  if (!read.ok()) return std::nullopt;
+  bool schemasParse = false;
+  if (std::optional<Finding> f = guarded("validate", [&]() -> std::optional<Finding> {
+        schemasParse = ownSchemasParse(*read);
+        return std::nullopt;
+      }))
+    return f;
+  if (!schemasParse) return checkValidating(*read, schemasParse);
+  const CheckScope scope = textScope(*read, groups);
+  bool validated = false;
+  std::optional<Finding> f;
+  if (scope.oracle) f = checkProgram(*read, scope, &validated);
+  if (validated) return f;
+  bool valid = false;
+  if (std::optional<Finding> invalid = checkValidating(*read, valid)) return invalid;
+  return valid ? f : std::nullopt;
 }
 
 std::optional<Shrunk> shrink(const Program& program, const CheckScope& scope) {
