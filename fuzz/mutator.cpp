@@ -269,14 +269,25 @@ std::optional<Program> mutateProgram(const Program& program, const SchemaTable& 
   return current;
 }
 
-std::string mutateText(std::string_view text, std::uint32_t seed) {
-  if (std::optional<Program> program = validProgramFromText(text)) {
-    const SchemaTable schemas = schemasFor(*program, context().builtins);
-    if (std::optional<Program> mutated = mutateProgram(*program, schemas, seed)) return writeProgram(*mutated);
+std::string mutateText(std::string_view text, std::uint32_t seed, MutationMemo& memo) {
+  std::optional<Program> program;
+  if (memo.program && text == memo.text) program = std::move(memo.program);
+  else program = validProgramFromText(text);
+  std::optional<Program> mutated;
+  if (program) mutated = mutateProgram(*program, schemasFor(*program, context().builtins), seed);
+  if (!mutated) {
+    // Not a valid program (or no edit applied): start again from a generated one.
+    RandomChoices choices(seed);
+    mutated = context().textGenerator.generate(choices).program;
   }
-  // Not a valid program (or no edit applied): start again from a generated one.
-  RandomChoices choices(seed);
-  return writeProgram(context().textGenerator.generate(choices).program);
+  memo.text = writeProgram(*mutated);
+  memo.program = std::move(mutated);
+  return memo.text;
+}
+
+std::string mutateText(std::string_view text, std::uint32_t seed) {
+  MutationMemo memo;
+  return mutateText(text, seed, memo);
 }
 
 }  // namespace wb::fuzz

@@ -32,4 +32,15 @@ std::optional<Program> mutateProgram(const Program& program, const SchemaTable& 
 // Never empty.
 std::string mutateText(std::string_view text, std::uint32_t seed);
 
+// The last text mutateText printed, with the program it printed. libFuzzer mutates an input up
+// to -mutation_depth times in a row, each time the previous mutation's output: with the memo
+// that text is not read and validated again. The program is the one read(text) gives (the
+// writer round-trips, which text_model_fuzzer checks), so the output is the same with or
+// without the memo.
+struct MutationMemo {
+  std::string text;
+  std::optional<Program> program;
+};
+std::string mutateText(std::string_view text, std::uint32_t seed, MutationMemo& memo);
+
 }  // namespace wb::fuzz

@@ -1,8 +1,9 @@
 // fuzz/mutator_selftest.cpp: the custom mutator of text_program_fuzzer, run deterministically
 // under ctest in every build. For every file given (directories recursively) and seeds
 // 0..N-1, the mutated text must read back as a valid program (the mutator prints only valid
-// programs) and pass every check of text_program_fuzzer; a finding aborts with its message,
-// as the fuzzer would.
+// programs) and pass every check of text_program_fuzzer, and mutating it again through the
+// mutator's memo (as the fuzzer does) must print what mutating a fresh read of it prints; a
+// finding aborts with its message, as the fuzzer would.
 //   fuzz_mutator_selftest SEEDS FILE|DIR...
 #include <algorithm>
 #include <cstdio>
@@ -40,9 +41,14 @@ int main(int argc, char** argv) {
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     programs += wb::fuzz::validProgramFromText(text).has_value();
     for (long seed = 0; seed < seeds; ++seed) {
-      const std::string out = wb::fuzz::mutateText(text, static_cast<std::uint32_t>(seed));
+      wb::fuzz::MutationMemo memo;
+      const std::string out = wb::fuzz::mutateText(text, static_cast<std::uint32_t>(seed), memo);
       if (!wb::fuzz::validProgramFromText(out))
         wb::fuzz::die({"mutator output invalid", file.string() + " seed " + std::to_string(seed) + ":\n" + out});
+      // Mutating the output again, as libFuzzer does, must give what a fresh read of it gives.
+      const std::string again = wb::fuzz::mutateText(out, static_cast<std::uint32_t>(seed + 1));
+      if (wb::fuzz::mutateText(out, static_cast<std::uint32_t>(seed + 1), memo) != again)
+        wb::fuzz::die({"mutation memo changes the output", file.string() + " seed " + std::to_string(seed) + ":\n" + out});
       if (std::optional<wb::fuzz::Finding> f = wb::fuzz::checkText(out)) {
         f->details = file.string() + " seed " + std::to_string(seed) + ":\n" + f->details;
         const std::optional<wb::Program> program = wb::fuzz::validProgramFromText(out);

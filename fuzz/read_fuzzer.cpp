@@ -77,7 +77,9 @@ extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, st
 extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t maxSize,
                                                unsigned int seed) {
   if (seed % 3 == 0) return LLVMFuzzerMutate(data, size, maxSize);
-  std::string text = wb::fuzz::mutateText(std::string_view(reinterpret_cast<const char*>(data), size), seed);
+  // libFuzzer's C interface gives the mutator no other place to keep it (fuzz/mutator.h).
+  static wb::fuzz::MutationMemo memo;
+  std::string text = wb::fuzz::mutateText(std::string_view(reinterpret_cast<const char*>(data), size), seed, memo);
   if (text.size() > maxSize) return LLVMFuzzerMutate(data, size, maxSize);
   std::memcpy(data, text.data(), text.size());
   return text.size();
