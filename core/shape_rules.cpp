@@ -7,6 +7,7 @@
 #include "core/shape_rules.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <unordered_map>
 #include <utility>
@@ -147,7 +148,7 @@ struct NamedRule {
 };
 
 // Functional base names (an in-place `_` and a view's `_copy` stripped first).
-constexpr NamedRule kRules[] = {
+constexpr NamedRule kRuleList[] = {
     {"relu", Rule::Unary}, {"sigmoid", Rule::Unary}, {"gelu", Rule::Unary}, {"silu", Rule::Unary},
     {"tanh", Rule::Unary}, {"rsqrt", Rule::Unary}, {"sqrt", Rule::Unary}, {"neg", Rule::Unary},
     {"abs", Rule::Unary}, {"exp", Rule::Unary}, {"log", Rule::Unary}, {"sin", Rule::Unary},
@@ -180,6 +181,18 @@ constexpr NamedRule kRules[] = {
     {"split", Rule::ListView}, {"split_with_sizes", Rule::ListView}, {"chunk", Rule::ListView},
     {"unbind", Rule::ListView},
 };
+
+// kRuleList sorted by base name, for a binary search: ruleOf runs for every distinct target of
+// every graph validated, and a linear scan of the list was most of it.
+constexpr auto kRules = [] {
+  std::array<NamedRule, std::size(kRuleList)> sorted{};
+  std::copy(std::begin(kRuleList), std::end(kRuleList), sorted.begin());
+  std::sort(sorted.begin(), sorted.end(), [](const NamedRule& a, const NamedRule& b) { return a.base < b.base; });
+  return sorted;
+}();
+static_assert(std::adjacent_find(kRules.begin(), kRules.end(),
+                                 [](const NamedRule& a, const NamedRule& b) { return a.base == b.base; }) == kRules.end(),
+              "a base name with two rules");
 
 // The views whose `*_copy` variants share their rule.
 constexpr std::string_view kCopyVariantViews[] = {
@@ -214,8 +227,9 @@ OpRule ruleOf(const Node& node) {
     for (std::string_view v : kCopyVariantViews)
       if (v == viewName) base = viewName;
   }
-  for (const NamedRule& n : kRules)
-    if (n.base == base) r.rule = n.rule;
+  const auto* named = std::lower_bound(kRules.begin(), kRules.end(), base,
+                                       [](const NamedRule& n, std::string_view b) { return n.base < b; });
+  if (named != kRules.end() && named->base == base) r.rule = named->rule;
   // In-place views (transpose_, unsqueeze_) change the self's metadata: no rule here.
   if (r.inplace && r.rule >= Rule::View && r.rule != Rule::SameAsSelf) r.rule = Rule::None;
   return r;
