@@ -405,6 +405,7 @@ class AliasBuilder {
     // Per-return roots; false for an alias set no argument declares (say nothing precise).
     auto returnRoots = [&](const SchemaAliasFacts::Return& ret, std::vector<RootId>& out) {
       if (!ret.tensor) return true;
+      const std::size_t before = out.size();
       bool fresh = true;
       if (ret.annotated) {
         if (!ret.matched) return false;
@@ -419,7 +420,9 @@ class AliasBuilder {
         for (NodeId v : shareRefs) addRootsOf(v, out);
         fresh = false;
       }
-      if (fresh) out.push_back(n);
+      // A tensor result whose aliased arguments hold no storage (a view or `*_copy` of a
+      // constant, say) is storage of its own: without a root, writes through it would be lost.
+      if (fresh || out.size() == before) out.push_back(n);
       return true;
     };
     const std::size_t returns = schema.returns.size();

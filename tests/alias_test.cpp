@@ -141,6 +141,26 @@ TEST(Alias, CopyViewVariantsAliasTheirSelf) {
   EXPECT_FALSE(isCopyViewVariant("my_ops::view_copy"));
 }
 
+// A view (or `*_copy` view) of a constant aliases no storage of the graph: its result is storage
+// of its own, or a write through it would be lost (text_program_fuzzer's
+// corpus/regressions/crashes/view_copy_of_a_constant_is_storage.txt).
+TEST(Alias, ViewsOfAConstantAreTheirOwnRoots) {
+  Builder b;
+  b.buffer("b_s", "s").input("x");
+  b.call("pc", "aten::permute_copy", {Arg::token("b_st.te"), L({I(1), I(0)})});
+  b.call("v", "aten::view", {Arg::token("b_st.te"), L({I(4)})});
+  b.call("scale", "wbgen::scale_all_", {L({R("pc"), R("v")}), I(2)});
+  const Program program = b.done({"pc", "v"});
+  for (bool copyViewsAlias : {true, false}) {
+    SCOPED_TRACE(copyViewsAlias ? "alias-views" : "copy-views");
+    Analysed a = analyse(program, {"wbgen::scale_all_(Tensor(a!)[] self, Scalar s) -> ()"},
+                         AliasOptions{.copyViewsAlias = copyViewsAlias});
+    EXPECT_EQ(a.roots("pc"), Names{"pc"});
+    EXPECT_EQ(a.roots("v"), Names{"v"});
+    EXPECT_EQ(a.writes("scale"), (Names{"pc", "v"}));
+  }
+}
+
 TEST(Alias, OutVariantOfACopyViewAliasesOnlyItsOut) {
   Analysed a = analyse(Builder()
                            .buffer("b_s", "s")
