@@ -62,6 +62,11 @@ bool AliasInfo::mayAliasRoot(NodeId v, RootId r) const {
   return std::binary_search(rs.begin(), rs.end(), r);
 }
 
+// A parameter a call may leave out: it has a default, or it may be None (`Tensor?`, `int[1]?`).
+static bool omittable(const SchemaArgument& param) {
+  return param.defaultValue || param.type.optional || param.type.listOptional;
+}
+
 // One pass over the graph in order; every set is final when its node is visited, because
 // arguments are defined before their uses.
 class AliasBuilder {
@@ -117,6 +122,11 @@ class AliasBuilder {
     // nothing; precise() settles it without binding arguments to returns.
     bool plain = false;
     bool plainTensor = false;  // a plain op returning a tensor
+    // How `arity` positional arguments bind, as the oracle binds them (oracle/ops.cpp,
+    // bindArguments): more than the schema's positional parameters, or a required parameter
+    // after them that only a keyword argument can then give.
+    bool tooManyPositional = false;
+    bool requiredLeftToKeywords = false;
   };
   struct TargetName {
     const std::vector<TargetInfo>* targets;
@@ -169,6 +179,11 @@ class AliasBuilder {
       t.plain = t.schema->returns.size() == 1 && !returns[0].annotated && !t.copyView &&
                 t.facts->writtenArguments.empty();
       t.plainTensor = t.plain && returns[0].tensor;
+      const std::vector<SchemaArgument>& params = t.schema->arguments;
+      std::size_t positionalParams = 0;
+      for (const SchemaArgument& p : params) positionalParams += !p.kwargOnly;
+      t.tooManyPositional = arity > positionalParams;
+      for (std::size_t i = arity; i < params.size(); ++i) t.requiredLeftToKeywords |= !omittable(params[i]);
     }
     targets_.push_back(t);
     if (last == kNoNode)
@@ -339,6 +354,9 @@ class AliasBuilder {
     }
     gatherRefs(n, node);
     if (!target.schema || !precise(n, node, target)) conservative(n, node);
+    // Only a call that binds returns its self: the oracle gives one that does not the
+    // behaviours of an op without a schema, whose result need not be any argument.
+    else if (target.facts->inplaceKind) info_.nodes_[n].flags |= AliasInfo::kInplaceKind;
   }
 
   // Schema-less, higher-order, delegate, call_module, or unbindable: the result may alias every
@@ -372,20 +390,23 @@ class AliasBuilder {
   }
 
   // Binds the node's arguments (refs_, argRefs_) to the schema and derives roots, reads and
-  // writes precisely. Returns false (nothing recorded but the in-place flag) when the
-  // arguments do not bind.
+  // writes precisely. Returns false (nothing recorded) when the arguments do not bind as the
+  // oracle binds them: the node is then conservative.
   bool precise(NodeId n, const Node& node, const TargetInfo& target) {
     const Schema& schema = *target.schema;
     const std::size_t arity = schema.arguments.size();
     const std::size_t positional = node.args.size();
-    if (positional > arity) return false;
+    if (target.tooManyPositional) return false;
     kwParam_.clear();
     for (const auto& kv : node.kwargs) {
       std::optional<std::size_t> k = schema.argumentIndex(kv.first);
       if (!k) return false;
       kwParam_.push_back(*k);
     }
-    if (target.facts->inplaceKind) info_.nodes_[n].flags |= AliasInfo::kInplaceKind;
+    if (target.requiredLeftToKeywords)
+      for (std::size_t i = positional; i < arity; ++i)
+        if (!omittable(schema.arguments[i]) && std::find(kwParam_.begin(), kwParam_.end(), i) == kwParam_.end())
+          return false;
 
     std::optional<int> share;
     if (!node.meta.empty()) share = node.shareAllocArgIndex();

@@ -345,6 +345,32 @@ TEST(Alias, ArgumentsThatDoNotBindMakeTheNodeConservative) {
   EXPECT_TRUE(a.info.isConservative(a.id("many")));
 }
 
+// They bind as the oracle binds them (oracle/ops.cpp, bindArguments), which interprets a call
+// that does not bind as an op without a schema: a required parameter left out, or a
+// keyword-only one given by position, makes the node conservative. An in-place op among them
+// is no in-place lineage either: its result need not be its self (text_program_fuzzer's
+// corpus/regressions/crashes/inplace_call_missing_an_argument.txt).
+TEST(Alias, CallsBindAsTheOracleBindsThem) {
+  Analysed a = analyse(Builder()
+                           .buffer("b_s", "s")
+                           .input("x")
+                           .call("missing", "aten::add.Tensor", {R("x")})
+                           .callWithKwargs("keyword", "aten::add.Tensor", {R("x")}, {{"other", R("b_s")}})
+                           .call("kwonly", "aten::add.Tensor", {R("x"), R("b_s"), I(2)})
+                           .call("put", "aten::index_put_", {R("b_s"), L({R("x")})})
+                           .call("put2", "aten::index_put_", {R("b_s"), L({R("x")}), R("x")})
+                           .done({"missing", "keyword", "kwonly", "put", "put2"}));
+  EXPECT_TRUE(a.info.isConservative(a.id("missing")));
+  EXPECT_FALSE(a.info.isConservative(a.id("keyword")));
+  EXPECT_TRUE(a.writes("keyword").empty());
+  EXPECT_TRUE(a.info.isConservative(a.id("kwonly")));
+  EXPECT_TRUE(a.info.isConservative(a.id("put")));
+  EXPECT_FALSE(a.info.isInplaceKind(a.id("put")));
+  EXPECT_FALSE(a.info.isConservative(a.id("put2")));
+  EXPECT_TRUE(a.info.isInplaceKind(a.id("put2")));
+  EXPECT_EQ(a.roots("put2"), Names{"b_s"});
+}
+
 TEST(Alias, NonTensorResultsHaveNoRoots) {
   Analysed a = analyse(Builder()
                            .input("x")
