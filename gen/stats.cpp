@@ -1,6 +1,6 @@
 // gen/stats.cpp: what the generator makes over many programs (`wbcheck gen --stats`): modes,
-// hazard features, ops, and the kinds of ops without a schema. Apart from generator.cpp, which
-// builds one program: these only count what it built.
+// hazard features, ops, and the kinds of ops without a schema. Apart from the generator's
+// Session (gen/session.h), which builds one program: these only count what it built.
 #include <set>
 
 #include "core/placement.h"
