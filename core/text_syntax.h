@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -199,9 +200,28 @@ bool floatValue(std::string_view text, double& value);
 // position of the first one (text_binary.cpp).
 void rejectBinary(std::string_view input, const Source& source);
 
-// readProgram (core/text.h), with or without the direct path for the common node lines of
-// forward() (readCommonNodeLine, text_graph.h): without it, every line is lexed and parsed. Both
-// read every input to the same result; tests/reader_paths_test.cpp compares them.
+// A line of a text graph signature (`b_x: BUFFER target='x' persistent=True`), as
+// readCommonSpecLine reads it: views into the input.
+struct SpecLine {
+  std::string_view name;
+  Pos pos;  // of the name: the spec's position
+  std::string_view kind;
+  Pos kindPos;
+  std::optional<std::string_view> target;
+  std::optional<bool> persistent;
+};
+
+// Reads physical line `lineIndex`, indented by `indent` (Source::indentOf), as a signature line
+// in the form the writer and PyTorch print it, without tokens (text_spec_line.cpp). Returns
+// false for any line outside that form or with an error: the general path (lexer and
+// readTextSpec) then reads it and says what is wrong. What it accepts it reads exactly as the
+// general path does.
+bool readCommonSpecLine(const Source& source, std::size_t lineIndex, std::size_t indent, SpecLine& out);
+
+// readProgram (core/text.h), with or without the direct paths for the common lines (the node
+// lines of forward(), readCommonNodeLine in text_graph.h; the signature's, readCommonSpecLine):
+// without them, every line is lexed and parsed. Both read every input to the same result;
+// tests/reader_paths_test.cpp compares them.
 Result<Program> readProgramWith(std::string_view text, std::string_view fileName, const ReadLimits& limits,
                                 std::vector<SourceLocation>* nodeLocations, bool commonLines);
 

@@ -283,5 +283,112 @@ TEST(ReaderPaths, NodeLineForms) {
   }
 }
 
+// Signature lines in the writer's form, or just outside it, one at a time in a small program:
+// the direct path (readCommonSpecLine, core/text_spec_line.cpp) reads what it accepts as the
+// lexer and readTextSpec do, and leaves the rest to them, errors and all.
+TEST(ReaderPaths, SignatureLineForms) {
+  const std::string_view kInputLines[] = {
+      "b_x: BUFFER target='x' persistent=True",
+      "b_x: BUFFER target=\"x\" persistent=True",
+      "b_x: BUFFER target='x' persistent=False",
+      "b_x: BUFFER target='x' persistent=None",
+      "b_x: BUFFER target='x' persistent=None persistent=True",
+      "b_x: BUFFER target='x'",
+      "b_x: BUFFER persistent=True target='x'",
+      "b_x: BUFFER target='x' target='y' persistent=True",
+      "b_x: BUFFER target=None persistent=True",
+      "b_x: BUFFER target='x' target=None",
+      "b_x: BUFFER target='' persistent=True",
+      "b_x: BUFFER target = 'x'  persistent = True  ",
+      "b_x :BUFFER target='x' persistent=True",
+      "b_x:BUFFER target='x'persistent=True",
+      "b_x:\tBUFFER\ttarget='x'\fpersistent=True",
+      "b_x: BUFFER target='x' persistent=True  # a comment",
+      "b_x: BUFFER target='x#y' persistent=True",
+      "b_x: BUFFER target='x y' persistent=True",
+      "b_x: BUFFER target='\xc3\xa9' persistent=True",
+      "b_x: BUFFER target='x' persistent=True,",
+      "b_x: BUFFER target='x', persistent=True",
+      "b_x: BUFFER target='x' persistent=Tru",
+      "b_x: BUFFER target='x' persistent=Truex",
+      "b_x: BUFFER target='x' persistent=1",
+      "b_x: BUFFER target='x' persistent='True'",
+      "b_x: BUFFER target=x persistent=True",
+      "b_x: BUFFER target=True",
+      "b_x: BUFFER target=1",
+      "b_x: BUFFER target='x' 'y'",
+      "b_x: BUFFER target='x''y'",
+      "b_x: BUFFER target='x\\'y'",
+      "b_x: BUFFER target='x\\\\'",
+      "b_x: BUFFER target='x",
+      "b_x: BUFFER target=\"x'",
+      "b_x: BUFFER target=='x'",
+      "b_x: BUFFER target 'x'",
+      "b_x: BUFFER target=",
+      "b_x: BUFFER targets='x'",
+      "b_x: BUFFER Target='x'",
+      "b_x: BUFFER target='x' persistent=True extra=1",
+      "b_x: BUFFER target='x' persistent=True.x",
+      "b_x: BUFFER target='x' persistent=True $",
+      "b_x: BUFFER target='x' persistent=True\rx",
+      "b_x: BUFFER.x target='x'",
+      "b_x: BUFER target='x'",
+      "b_x: USER_OUTPUT",
+      "b_x: InputKind.BUFFER target='x' persistent=True",
+      "b_x: 1BUFFER",
+      "b_x: 'BUFFER'",
+      "b_x: BUFFER(target='x')",
+      "b_x: BUFFER target=('x')",
+      "b_x: BUFFER target=['x'",
+      "b_x:= BUFFER",
+      "b_x: = BUFFER",
+      "b_x BUFFER",
+      "b_x:",
+      "b_x: target='x'",
+      ": BUFFER target='x'",
+      "1b_x: BUFFER target='x'",
+      "b_y: BUFFER target='x' persistent=True",
+      "x: BUFFER target='x' persistent=True",
+      "return: BUFFER target='x'",
+  };
+  const std::string_view kOutputLines[] = {
+      "add: BUFFER_MUTATION target='x'",
+      "add: BUFFER_MUTATION target=None",
+      "add: BUFFER_MUTATION target='x' persistent=True",
+      "add: BUFFER_MUTATION",
+      "add: USER_OUTPUT",
+      "add: USER_INPUT_MUTATION target='x'",
+      "add: OutputKind.USER_OUTPUT",
+      "add: BUFFER target='x'",
+      "add: BUFFER_MUTATION target='x' # a comment",
+      "add: BUFFER_MUTATION target='x' persistent=Maybe",
+      "nothere: USER_OUTPUT",
+      ": USER_OUTPUT",
+  };
+  auto program = [](std::string_view input, std::string_view output) {
+    return "ExportedProgram:\n"
+           "    class GraphModule(torch.nn.Module):\n"
+           "        def forward(self, b_x: \"f32[4]\", x: \"f32[4]\"):\n"
+           "            add: \"f32[4]\" = torch.ops.aten.add.Tensor(b_x, x)\n"
+           "            return (add,)\n"
+           "\n"
+           "Graph signature:\n"
+           "    # inputs\n"
+           "    " + std::string(input) + "\n"
+           "    x: USER_INPUT\n"
+           "\n"
+           "    # outputs\n"
+           "    " + std::string(output) + "\n";
+  };
+  std::size_t read = 0;
+  for (std::string_view line : kInputLines)
+    read += expectSamePaths(program(line, kOutputLines[0]), "input spec line: " + std::string(line));
+  for (std::string_view line : kOutputLines)
+    read += expectSamePaths(program(kInputLines[0], line), "output spec line: " + std::string(line));
+  // Both outcomes are exercised: forms that read, and forms that are errors.
+  EXPECT_GE(read, 20u);
+  EXPECT_LE(read, 45u);
+}
+
 }  // namespace
 }  // namespace wb
