@@ -23,7 +23,8 @@ GraphBuilder::GraphBuilder(const Source& source, const ReadLimits& limits, std::
       limits_(limits),
       nodeCount_(nodeCount),
       index_(NameOf{&names_}, expectedNodes),
-      printedTargetIndex_(TextOf{&printedTargets_}, 16) {
+      printedTargetIndex_(PrintedOf{&printedTargets_}, 16) {
+  printedTargets_.reserve(16);
   graph.nodes.reserve(expectedNodes);
   names_.reserve(expectedNodes);
   positions_.reserve(expectedNodes);
@@ -91,11 +92,11 @@ std::int64_t GraphBuilder::integerValue(const Expr& e) const {
 
 SharedString GraphBuilder::callTarget(std::string_view printed, std::uint64_t h) {
   const std::uint32_t known = printedTargetIndex_.findHashed(printed, h);
-  if (known != FlatNameIndex<TextOf>::kNone) return normalisedTargets_[known];
-  printedTargets_.emplace_back(printed);
-  normalisedTargets_.push_back(targets(normaliseTarget(printed)));
+  if (known != FlatNameIndex<PrintedOf>::kNone) return printedTargets_[known].target;
+  normaliseTargetInto(normalised_, printed);
+  printedTargets_.push_back({stableText(printed), targets(normalised_)});
   printedTargetIndex_.insertHashed(static_cast<std::uint32_t>(printedTargets_.size() - 1), h);
-  return normalisedTargets_.back();
+  return printedTargets_.back().target;
 }
 
 void GraphBuilder::checkReferences() const {
@@ -132,7 +133,11 @@ std::string_view GraphBuilder::stableName(std::string_view name, Pos pos) {
     for (std::size_t column = static_cast<std::size_t>(pos.column - 1), last = column + 1; column <= last; ++column)
       if (column <= line.size() && sameName(line.substr(column, name.size()), name)) return line.substr(column, name.size());
   }
-  return copies_.emplace_back(name);
+  return copies_.emplace_front(name);
+}
+
+std::string_view GraphBuilder::stableText(std::string_view text) {
+  return source_.holds(text) ? text : std::string_view(copies_.emplace_front(text));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -72,11 +72,18 @@ class Source {
   }
   // The line without leading and trailing whitespace.
   std::string_view stripped(std::size_t index) const;
+  // Whether `text` is a view into the input (then it lives as long as the input).
+  bool holds(std::string_view text) const {
+    const auto begin = reinterpret_cast<std::uintptr_t>(text_.data());
+    const auto at = reinterpret_cast<std::uintptr_t>(text.data());
+    return at >= begin && at + text.size() <= begin + text_.size();
+  }
 
   Diagnostic diagnostic(Pos pos, std::string message) const;
   [[noreturn]] void fail(Pos pos, std::string message) const;
 
  private:
+  std::string_view text_;
   std::string fileName_;
   std::vector<std::string_view> lines_;
 };
@@ -241,6 +248,10 @@ Signature inferSignature(Graph& graph, InferenceHints hints);
 // and from which the reader knows it again: a placed program says that nobody printed its
 // signature (core/text.h).
 inline constexpr std::string_view kInferredSignatureNote = "# inferred by wbcheck: the input printed no signature";
+
+// normaliseTarget (core/text.h) into `out`, whose buffer is reused: the reader normalises every
+// new call target of a graph, and a new string each time was an allocation or two.
+void normaliseTargetInto(std::string& out, std::string_view printedTarget);
 
 // Formatting shared by the writer and the reader's canonical token text.
 std::string formatFloat(double value);           // Python repr: 1.0, 1e-05, inf, nan

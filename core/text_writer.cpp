@@ -204,20 +204,37 @@ std::string printTarget(std::string_view target) {
 }
 
 std::string normaliseTarget(std::string_view printed) {
-  if (startsWith(printed, "<built-in function ") && printed.back() == '>')
-    return "operator." + std::string(printed.substr(19, printed.size() - 20));
-  if (startsWith(printed, "_operator.")) return "operator." + std::string(printed.substr(10));
+  std::string out;
+  text::normaliseTargetInto(out, printed);
+  return out;
+}
+
+void text::normaliseTargetInto(std::string& out, std::string_view printed) {
+  out.clear();
+  if (startsWith(printed, "<built-in function ") && printed.back() == '>') {
+    out.append("operator.").append(printed.substr(19, printed.size() - 20));
+    return;
+  }
+  if (startsWith(printed, "_operator.")) {
+    out.append("operator.").append(printed.substr(10));
+    return;
+  }
   std::string_view rest;
   if (startsWith(printed, "torch.ops.")) rest = printed.substr(10);
   else if (startsWith(printed, "executorch.exir.dialects.edge._ops.")) rest = printed.substr(35);
-  else return std::string(printed);
-  std::size_t dot = rest.find('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 == rest.size()) return std::string(printed);
+  const std::size_t dot = rest.find('.');
+  if (rest.empty() || dot == std::string_view::npos || dot == 0 || dot + 1 == rest.size()) {
+    out.assign(printed);
+    return;
+  }
   std::string_view ns = rest.substr(0, dot);
   std::string_view op = rest.substr(dot + 1);
-  if (ns == "higher_order" && op == "executorch_call_delegate") return "executorch_call_delegate";
+  if (ns == "higher_order" && op == "executorch_call_delegate") {
+    out.assign("executorch_call_delegate");
+    return;
+  }
   if (op.size() > 8 && op.substr(op.size() - 8) == ".default") op.remove_suffix(8);
-  return std::string(ns) + "::" + std::string(op);
+  out.append(ns).append("::").append(op);
 }
 
 // ---------------------------------------------------------------------------------------------
