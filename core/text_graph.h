@@ -204,6 +204,15 @@ struct NodeLineScratch {
   std::vector<PendingUse> uses;
   std::vector<Arg> args;
   std::vector<std::pair<std::string, Arg>> kwargs;
+  // readCommonForwardHeader's parameters.
+  struct Parameter {
+    std::string_view name;
+    Pos pos;
+    std::string_view type;
+    Pos typePos;
+    bool typed = false;
+  };
+  std::vector<Parameter> parameters;
   // The last annotation checkShape() passed (a view into the input): nodes print the same type
   // over and over, and the check depends on the text and the limits alone.
   std::string_view checkedType;
@@ -218,5 +227,12 @@ struct NodeLineScratch {
 // does: the same node, the same references, the same errors from the same checks.
 // `indent`: the line's indentation (Source::indentOf), which the caller has scanned already.
 bool readCommonNodeLine(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch& scratch);
+
+// The same for the two other lines of forward() (text_node_line.cpp): its header, `def
+// forward(self, x: "f32[4]", y: "f32[4]"):` (readForwardHeader's placeholders), and its return,
+// `return (add, mul)` (readReturn's output node). false, having changed nothing, for a line
+// outside the form: the general parser reads it.
+bool readCommonForwardHeader(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch& scratch);
+bool readCommonReturnLine(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch& scratch);
 
 }  // namespace wb::text

@@ -295,8 +295,12 @@ class ProgramReader {
   void readForward(std::size_t& line, GraphBuilder& builder) {
     const std::size_t defLine = line;
     const std::size_t defIndent = source_.indentOf(line);
-    TokenCursor header = lexAt(line);
-    readForwardHeader(header, builder);
+    if (commonLines_ && readCommonForwardHeader(line, defIndent, builder, nodeLineScratch_)) {
+      ++line;
+    } else {
+      TokenCursor header = lexAt(line);
+      readForwardHeader(header, builder);
+    }
     while (true) {
       if (line >= source_.lineCount())
         source_.fail(linePos(defLine, defIndent), "forward() has no 'return' (the input ends first)");
@@ -310,6 +314,10 @@ class ProgramReader {
       if (commonLines_ && readCommonNodeLine(line, indent, builder, nodeLineScratch_)) {
         ++line;
         continue;
+      }
+      if (commonLines_ && readCommonReturnLine(line, indent, builder, nodeLineScratch_)) {
+        ++line;
+        break;
       }
       TokenCursor statement = lexAt(line);
       if (statement.peek().isName("return")) {

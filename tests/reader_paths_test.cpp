@@ -390,5 +390,100 @@ TEST(ReaderPaths, SignatureLineForms) {
   EXPECT_LE(read, 45u);
 }
 
+// The header and the return line of forward() in the writer's form, or just outside it: the
+// direct paths (readCommonForwardHeader, readCommonReturnLine) read what they accept as
+// readForwardHeader and readReturn do, and leave the rest to them.
+TEST(ReaderPaths, ForwardHeaderAndReturnForms) {
+  const std::string_view kHeaders[] = {
+      "def forward(self, x: \"f32[4]\", z: \"f32[4]\"):",
+      "def forward(self, x, z):",
+      "def forward(self, x: 'f32[4]', z):",
+      "def forward(self, x: \"f32[4]\"):",
+      "def forward(self):",
+      "def forward(self, x: \"f32[4]\",):",
+      "def forward(self, x: \"f32[4]\", *args):",
+      "def forward(self, x: \"f32[4]\") -> None:",
+      "def forward(self, x: \"f32[4]\"):  # a comment",
+      "def forward(self, x: \"f32[4]\" ):  ",
+      "def forward( self , x : \"f32[4]\" ) :",
+      "def forward(self,x:\"f32[4]\",z):",
+      "def forward(self,\tx,\fz):",
+      "def forward(self, x: \"f32[99999999999999]\"):",
+      "def forward(self, x: \"f32[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]\", z: \"f32[99999999999999]\"):",
+      "def forward(self, x: \"f\\\"32\"):",
+      "def forward(self, x: \"f32\" \"[4]\"):",
+      "def forward(self, x: f32[4]):",
+      "def forward(self, x: \"f32[4]\" = None):",
+      "def forward(self, x = 1):",
+      "def forward(self, x: \"\"):",
+      "def forward(self, x: \"\xc3\xa9\"):",
+      "def forward(self, x:):",
+      "def forward(self, x: \"f32[4]\", x):",
+      "def forward(self, None, x):",
+      "def forward(self, 1x):",
+      "def forward(self x):",
+      "def forward(x):",
+      "def forward(self, x: \"f32[4]\"",
+      "def forward(self, x: \"f32[4]\"):x",
+      "def forward(self, x: \"f32[4]\")",
+      "def forward(self, x: \"f32[4]\"); y = None:",
+      "def  forward(self, x):",
+      "def forward (self, x):",
+  };
+  const std::string_view kReturns[] = {
+      "return (y,)",
+      "return (y, x)",
+      "return (y, x, z)",
+      "return (y, x,)",
+      "return (y)",
+      "return ()",
+      "return (,)",
+      "return y",
+      "return y, x",
+      "return",
+      "return (y, None)",
+      "return (True,)",
+      "return (y, inf)",
+      "return (y, x.z)",
+      "return (y, [x])",
+      "return (y, 1)",
+      "return (y, (x,))",
+      "return (nowhere,)",
+      "return (y, y)",
+      "return (y,)  # meta: _share_alloc_with_arg_idx=0",
+      "return (y,)  # a comment",
+      "return(y,)",
+      "return ( y , x )",
+      "return\t(y,\tx)\t",
+      "return (y,,)",
+      "return (y x)",
+      "return (y, x) x",
+      "return (y, x",
+      "return (y, x))",
+      "returnx (y,)",
+      "return (y, x); x = None",
+  };
+  std::size_t read = 0;
+  for (std::string_view header : kHeaders) {
+    const std::string text = "class M(torch.nn.Module):\n    " + std::string(header) +
+                             "\n        y = torch.ops.aten.add.Tensor(x, x)\n        return (y,)\n";
+    read += expectSamePaths(text, "header: " + std::string(header));
+  }
+  for (std::string_view ret : kReturns) {
+    const std::string text = "class M(torch.nn.Module):\n    def forward(self, x: \"f32[4]\", z):\n"
+                             "        y = torch.ops.aten.add.Tensor(x, x)\n        " + std::string(ret) + "\n";
+    read += expectSamePaths(text, "return: " + std::string(ret));
+  }
+  EXPECT_GE(read, 20u);
+  EXPECT_LE(read, 55u);
+  // A tuple longer than the limit is the general parser's error.
+  for (std::size_t length : {1, 2, 3}) {
+    ReadLimits limits;
+    limits.maxListLength = length;
+    expectSamePaths("class M(torch.nn.Module):\n    def forward(self, x, z):\n        return (x, z, x)\n",
+                    "return of 3 values, maxListLength " + std::to_string(length), limits);
+  }
+}
+
 }  // namespace
 }  // namespace wb
