@@ -155,7 +155,37 @@ void checkDimSize(const Source& source, const ReadLimits& limits, std::string_vi
 }
 }  // namespace
 
+namespace {
+// Whether checkShape certainly passes `type`: at most maxDims dimensions (commas + 1) and no run
+// of digits over maxDimSize (nor of 19 digits or more). One scan, where checkShape trims and
+// parses each dimension; a shape it cannot vouch for goes through checkShape's own check, which
+// says what is wrong.
+bool shapeWithinLimits(const ReadLimits& limits, std::string_view type) {
+  const std::size_t open = type.find('[');
+  if (open == std::string_view::npos) return true;
+  const std::size_t close = type.find(']', open);
+  if (close == std::string_view::npos) return true;
+  std::size_t dims = 1;
+  std::int64_t value = 0;
+  std::size_t digits = 0;
+  for (std::size_t i = open + 1; i <= close; ++i) {
+    const char c = type[i];
+    if (c >= '0' && c <= '9') {
+      if (++digits > 18) return false;
+      value = value * 10 + (c - '0');
+      continue;
+    }
+    if (digits > 0 && value > limits.maxDimSize) return false;
+    digits = 0;
+    value = 0;
+    if (c == ',') ++dims;
+  }
+  return dims <= limits.maxDims;
+}
+}  // namespace
+
 void checkShape(const Source& source, const ReadLimits& limits, std::string_view type, Pos pos) {
+  if (shapeWithinLimits(limits, type)) return;
   std::size_t open = type.find('[');
   if (open == std::string_view::npos) return;
   std::size_t close = type.find(']', open);

@@ -441,15 +441,14 @@ bool readCommonForwardHeader(std::size_t lineIndex, std::size_t indent, GraphBui
   if (!c.accept(')') || !c.accept(':') || !c.atEnd()) return false;
   // In the form: what readForwardHeader does, in its order.
   for (const Parameter& p : parameters) {
-    Node node;
+    if (p.typed) checkShape(builder.source(), builder.limits(), p.type, p.typePos);
+    // Built where it stays (appendNode, defineLast), as a node line's node is.
+    Node& node = builder.appendNode(p.pos);
     node.name = p.name;
     node.op = NodeOp::Placeholder;
     node.target = p.name;
-    if (p.typed) {
-      checkShape(builder.source(), builder.limits(), p.type, p.typePos);
-      node.typeText = p.type;
-    }
-    builder.define(std::move(node), p.pos);
+    if (p.typed) node.typeText = p.type;
+    builder.defineLast(p.pos, hashName(p.name), p.name);
   }
   return true;
 }

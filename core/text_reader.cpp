@@ -718,8 +718,14 @@ class ProgramReader {
   static bool isBareReprSignature(std::string_view s) { return startsWith(s, "ExportGraphSignature("); }
 
   static bool isSectionHeading(std::string_view s) {
-    return startsWith(s, "Graph signature:") || startsWith(s, "Range constraints:") || startsWith(s, "Schemas:") ||
-           isBareReprSignature(s);
+    // By the first character: every line of a signature is tested.
+    switch (s.empty() ? '\0' : s.front()) {
+      case 'G': return startsWith(s, "Graph signature:");
+      case 'R': return startsWith(s, "Range constraints:");
+      case 'S': return startsWith(s, "Schemas:");
+      case 'E': return isBareReprSignature(s);
+      default: return false;
+    }
   }
 
   // `Range constraints: {s0: VR[2, 10]}`: kept as printed (it may span lines while a bracket is
@@ -792,8 +798,12 @@ class ProgramReader {
   void readTextSignature(std::size_t& line) {
     enum class Part { None, Inputs, Outputs } part = Part::None;
     while (line < source_.lineCount()) {
-      if (source_.isBlank(line)) { ++line; continue; }
-      std::string_view s = source_.stripped(line);
+      // The indentation scanned once per line, for the blank test, the stripped text and the
+      // spec.
+      const std::size_t indent = source_.indentOf(line);
+      if (indent == source_.line(line).size()) { ++line; continue; }
+      std::string_view s = source_.line(line).substr(indent);
+      while (isSpace(s.back())) s.remove_suffix(1);
       if (isSectionHeading(s)) return;
       if (s.front() == '#') {
         if (s == "# inputs") part = Part::Inputs;
@@ -803,9 +813,9 @@ class ProgramReader {
         continue;
       }
       if (part == Part::None)
-        source_.fail(linePos(line, source_.indentOf(line)), "signature line before '# inputs' or '# outputs'");
+        source_.fail(linePos(line, indent), "signature line before '# inputs' or '# outputs'");
       // Nearly every line: a spec in the form the writer prints, read without tokens.
-      if (commonLines_ && readCommonSpecLine(source_, line, source_.indentOf(line), specLine_)) {
+      if (commonLines_ && readCommonSpecLine(source_, line, indent, specLine_)) {
         addSpec(part == Part::Inputs, specLine_.kind, specLine_.kindPos, std::string(specLine_.name),
                 std::string(specLine_.target.value_or("")), specLine_.persistent, specLine_.pos);
         ++line;

@@ -7,6 +7,7 @@
 // same position.
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -482,6 +483,66 @@ TEST(ReaderPaths, ForwardHeaderAndReturnForms) {
     limits.maxListLength = length;
     expectSamePaths("class M(torch.nn.Module):\n    def forward(self, x, z):\n        return (x, z, x)\n",
                     "return of 3 values, maxListLength " + std::to_string(length), limits);
+  }
+}
+
+// What checkShape lets through, against a model of the check as first written (trim the
+// brackets' text, split it at commas, parse each dimension that is all digits): the reader's
+// one-scan test of a shape within the limits (core/text_graph.cpp) must pass no shape that the
+// model rejects, and the model's check then gives the error.
+bool modelAcceptsShape(std::string_view type, const ReadLimits& limits) {
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+  };
+  const std::size_t open = type.find('[');
+  if (open == std::string_view::npos) return true;
+  const std::size_t close = type.find(']', open);
+  if (close == std::string_view::npos) return true;
+  std::string_view body = trim(type.substr(open + 1, close - open - 1));
+  if (body.empty()) return true;
+  std::size_t dims = 0;
+  while (true) {
+    const std::size_t comma = body.find(',');
+    const std::string_view dim = trim(body.substr(0, comma));
+    if (++dims > limits.maxDims) return false;
+    if (!dim.empty() && dim.find_first_not_of("0123456789") == std::string_view::npos) {
+      std::int64_t value = 0;
+      const auto [ptr, ec] = std::from_chars(dim.data(), dim.data() + dim.size(), value);
+      if (ec != std::errc() || value > limits.maxDimSize) return false;
+    }
+    if (comma == std::string_view::npos) return true;
+    body = body.substr(comma + 1);
+  }
+}
+
+TEST(ReaderPaths, ShapeLimitsAsTheModelChecksThem) {
+  const std::string_view kTypes[] = {
+      "f32[4]", "f32[3]", "f32[ 4 ]", "f32[\t4\t]", "f32[1, 4]", "f32[4, 1]", "f32[s4]", "f32[4s]", "f32[2*s0]",
+      "f32[s0*4]", "f32[1,2,3]", "f32[1,2]", "f32[]", "f32[ ]", "f32[1,,2]", "f32[,]", "f32[4 4]", "f32[-4]",
+      "f32[00004]", "i64[0]", "f32[99999999999999999999]", "f32[9223372036854775807]", "f32[9223372036854775808]",
+      "f32[999999999999999999]", "f32[1099511627776]", "f32[1099511627777]", "f32[4]cpu", "f32[3][1]cpu",
+      "f32[1, 2][99]", "f32[4", "f32]4[", "f32", "", "[5]", "f32[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]",
+      "f32[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]"};
+  std::vector<ReadLimits> limits(6);
+  limits[1].maxDimSize = 3;
+  limits[2].maxDims = 2;
+  limits[3].maxDims = 0;
+  limits[4].maxDimSize = 0;
+  limits[5].maxDims = 1;
+  limits[5].maxDimSize = 1;
+  for (std::size_t l = 0; l < limits.size(); ++l) {
+    for (std::string_view type : kTypes) {
+      const std::string text = "def forward(self, x: \"" + std::string(type) + "\"):\n    y: \"" + std::string(type) +
+                               "\" = torch.ops.aten.neg.default(x)\n    return (y,)\n";
+      const bool accepts = modelAcceptsShape(type, limits[l]);
+      for (bool commonLines : {true, false}) {
+        const Result<Program> read = text::readProgramWith(text, "input", limits[l], nullptr, commonLines);
+        EXPECT_EQ(read.ok(), accepts) << "limits #" << l << ", type '" << type << "': "
+                                      << (read.ok() ? std::string("read") : formatAll(read.errors));
+      }
+    }
   }
 }
 
