@@ -23,7 +23,8 @@ GraphBuilder::GraphBuilder(const Source& source, const ReadLimits& limits, std::
       limits_(limits),
       nodeCount_(nodeCount),
       index_(NameOf{&names_}, expectedNodes),
-      printedTargetIndex_(TextOf{&printedTargets_}, 16) {
+      printedTargetIndex_(PrintedOf{&printedTargets_}, 16) {
+  printedTargets_.reserve(16);
   graph.nodes.reserve(expectedNodes);
   names_.reserve(expectedNodes);
   positions_.reserve(expectedNodes);
@@ -91,11 +92,11 @@ std::int64_t GraphBuilder::integerValue(const Expr& e) const {
 
 SharedString GraphBuilder::callTarget(std::string_view printed, std::uint64_t h) {
   const std::uint32_t known = printedTargetIndex_.findHashed(printed, h);
-  if (known != FlatNameIndex<TextOf>::kNone) return normalisedTargets_[known];
-  printedTargets_.emplace_back(printed);
-  normalisedTargets_.push_back(targets(normaliseTarget(printed)));
+  if (known != FlatNameIndex<PrintedOf>::kNone) return printedTargets_[known].target;
+  normaliseTargetInto(normalised_, printed);
+  printedTargets_.push_back({stableText(printed), targets(normalised_)});
   printedTargetIndex_.insertHashed(static_cast<std::uint32_t>(printedTargets_.size() - 1), h);
-  return normalisedTargets_.back();
+  return printedTargets_.back().target;
 }
 
 void GraphBuilder::checkReferences() const {
@@ -132,7 +133,11 @@ std::string_view GraphBuilder::stableName(std::string_view name, Pos pos) {
     for (std::size_t column = static_cast<std::size_t>(pos.column - 1), last = column + 1; column <= last; ++column)
       if (column <= line.size() && sameName(line.substr(column, name.size()), name)) return line.substr(column, name.size());
   }
-  return copies_.emplace_back(name);
+  return copies_.emplace_front(name);
+}
+
+std::string_view GraphBuilder::stableText(std::string_view text) {
+  return source_.holds(text) ? text : std::string_view(copies_.emplace_front(text));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -150,7 +155,37 @@ void checkDimSize(const Source& source, const ReadLimits& limits, std::string_vi
 }
 }  // namespace
 
+namespace {
+// Whether checkShape certainly passes `type`: at most maxDims dimensions (commas + 1) and no run
+// of digits over maxDimSize (nor of 19 digits or more). One scan, where checkShape trims and
+// parses each dimension; a shape it cannot vouch for goes through checkShape's own check, which
+// says what is wrong.
+bool shapeWithinLimits(const ReadLimits& limits, std::string_view type) {
+  const std::size_t open = type.find('[');
+  if (open == std::string_view::npos) return true;
+  const std::size_t close = type.find(']', open);
+  if (close == std::string_view::npos) return true;
+  std::size_t dims = 1;
+  std::int64_t value = 0;
+  std::size_t digits = 0;
+  for (std::size_t i = open + 1; i <= close; ++i) {
+    const char c = type[i];
+    if (c >= '0' && c <= '9') {
+      if (++digits > 18) return false;
+      value = value * 10 + (c - '0');
+      continue;
+    }
+    if (digits > 0 && value > limits.maxDimSize) return false;
+    digits = 0;
+    value = 0;
+    if (c == ',') ++dims;
+  }
+  return dims <= limits.maxDims;
+}
+}  // namespace
+
 void checkShape(const Source& source, const ReadLimits& limits, std::string_view type, Pos pos) {
+  if (shapeWithinLimits(limits, type)) return;
   std::size_t open = type.find('[');
   if (open == std::string_view::npos) return;
   std::size_t close = type.find(']', open);

@@ -8,7 +8,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <forward_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +22,39 @@ namespace wb::text {
 
 // Control-flow branches are a few nodes each; the main graph is sized by the printout's lines.
 inline constexpr std::size_t kExpectedSubmoduleNodes = 16;
+
+// The call targets of one graph, interned: the nodes of one op share one SharedString. What
+// TargetInterner (core/shared_string.h) does, over a flat index of the interned targets
+// themselves: a pass command's case is a program of a few dozen nodes read afresh, nearly every
+// op in it new to its reader, and TargetInterner's map kept a copy of each text beside its
+// SharedString and a node per entry (the interning of new targets was 15% of reading such a
+// program). Not copyable: the index points at the vector.
+class GraphTargets {
+ public:
+  GraphTargets() : index_(TextOf{&targets_}, kExpected) { targets_.reserve(kExpected); }
+  GraphTargets(const GraphTargets&) = delete;
+  GraphTargets& operator=(const GraphTargets&) = delete;
+
+  SharedString operator()(std::string_view text) { return (*this)(text, hashName(text)); }
+  // The same, with hashName(text) computed.
+  SharedString operator()(std::string_view text, std::uint64_t hash) {
+    const std::uint32_t known = index_.findHashed(text, hash);
+    if (known != Index::kNone) return targets_[known];
+    targets_.emplace_back(std::string(text));
+    index_.insertHashed(static_cast<std::uint32_t>(targets_.size() - 1), hash);
+    return targets_.back();
+  }
+
+ private:
+  static constexpr std::size_t kExpected = 16;  // a small program's ops
+  struct TextOf {
+    const std::vector<SharedString>* targets;
+    std::string_view operator()(std::uint32_t id) const { return (*targets)[id].str(); }
+  };
+  using Index = FlatNameIndex<TextOf>;
+  std::vector<SharedString> targets_;
+  Index index_;
+};
 
 class GraphBuilder {
  public:
@@ -84,7 +117,7 @@ class GraphBuilder {
   // Whether callTarget() has seen a call printed as `printed` (of hash `hash`) in this graph:
   // such a callee was read as one before, and a node line need not scan it again.
   bool knowsCallee(std::string_view printed, std::uint64_t hash) const {
-    return printedTargetIndex_.findHashed(printed, hash) != FlatNameIndex<TextOf>::kNone;
+    return printedTargetIndex_.findHashed(printed, hash) != FlatNameIndex<PrintedOf>::kNone;
   }
 
   // Every reference must name a node defined before it (checked once the graph is complete, so
@@ -106,7 +139,7 @@ class GraphBuilder {
   const ReadLimits& limits() const { return limits_; }
 
   Graph graph;
-  TargetInterner targets;  // the call targets: every node of one op shares one string
+  GraphTargets targets;  // the call targets: every node of one op shares one string
   InferenceHints hints;
 
  private:
@@ -117,9 +150,14 @@ class GraphBuilder {
     std::string_view operator()(std::uint32_t id) const { return (*names)[id]; }
   };
   using NameIndex = FlatNameIndex<NameOf>;
-  struct TextOf {
-    const std::vector<std::string>* texts;
-    std::string_view operator()(std::uint32_t id) const { return (*texts)[id]; }
+  // A call target as printed, and the target it normalises to (callTarget).
+  struct PrintedTarget {
+    std::string_view printed;  // as stableText() keeps it
+    SharedString target;
+  };
+  struct PrintedOf {
+    const std::vector<PrintedTarget>* targets;
+    std::string_view operator()(std::uint32_t id) const { return (*targets)[id].printed; }
   };
 
   struct Use {
@@ -132,18 +170,21 @@ class GraphBuilder {
   // A view of `name` that lives as long as the builder: into the input where the name is
   // printed at `pos` or just after it (`%x`), else a copy the builder keeps.
   std::string_view stableName(std::string_view name, Pos pos);
+  // `text` if it is a view into the input (which outlives the builder), else a copy the builder
+  // keeps.
+  std::string_view stableText(std::string_view text);
 
   const Source& source_;
   const ReadLimits& limits_;
   std::size_t& nodeCount_;
   std::vector<std::string_view> names_;  // by node index: the name it is defined under now
   std::vector<Pos> positions_;           // by node index: where that definition is
-  std::deque<std::string> copies_;       // names printed nowhere in the input ("output")
+  std::forward_list<std::string> copies_;  // texts printed nowhere in the input ("output")
   NameIndex index_;                      // name -> node index, over names_
   std::vector<Use> uses_;
-  std::vector<std::string> printedTargets_;     // callTarget's keys, as printed
-  std::vector<SharedString> normalisedTargets_;  // and their targets
-  FlatNameIndex<TextOf> printedTargetIndex_;
+  std::vector<PrintedTarget> printedTargets_;  // callTarget's
+  FlatNameIndex<PrintedOf> printedTargetIndex_;
+  std::string normalised_;  // callTarget's scratch: a normalised target before it is interned
 };
 
 // Caps the shapes of annotations: a hostile "f32[99999999999, ...]" must not reach an
@@ -163,6 +204,15 @@ struct NodeLineScratch {
   std::vector<PendingUse> uses;
   std::vector<Arg> args;
   std::vector<std::pair<std::string, Arg>> kwargs;
+  // readCommonForwardHeader's parameters.
+  struct Parameter {
+    std::string_view name;
+    Pos pos;
+    std::string_view type;
+    Pos typePos;
+    bool typed = false;
+  };
+  std::vector<Parameter> parameters;
   // The last annotation checkShape() passed (a view into the input): nodes print the same type
   // over and over, and the check depends on the text and the limits alone.
   std::string_view checkedType;
@@ -177,5 +227,12 @@ struct NodeLineScratch {
 // does: the same node, the same references, the same errors from the same checks.
 // `indent`: the line's indentation (Source::indentOf), which the caller has scanned already.
 bool readCommonNodeLine(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch& scratch);
+
+// The same for the two other lines of forward() (text_node_line.cpp): its header, `def
+// forward(self, x: "f32[4]", y: "f32[4]"):` (readForwardHeader's placeholders), and its return,
+// `return (add, mul)` (readReturn's output node). false, having changed nothing, for a line
+// outside the form: the general parser reads it.
+bool readCommonForwardHeader(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch& scratch);
+bool readCommonReturnLine(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch& scratch);
 
 }  // namespace wb::text

@@ -8,7 +8,7 @@
 
 namespace wb::text {
 
-Source::Source(std::string_view text, std::string_view fileName) : fileName_(fileName) {
+Source::Source(std::string_view text, std::string_view fileName) : text_(text), fileName_(fileName) {
   // Room for lines of 32 bytes on average (a node line has 60 to 100): reserved memory that is
   // never written costs nothing, and the views are not copied as the vector grows.
   lines_.reserve(text.size() / 32 + 1);

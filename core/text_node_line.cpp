@@ -361,10 +361,131 @@ class NodeLineParser {
   NodeLineScratch& scratch_;
 };
 
+// The characters of one line, for the two lines of forward() besides its nodes: the header
+// and the return. A program of a pass command's case has a dozen nodes, and these two lines,
+// lexed into tokens and parsed into Exprs, were a seventh of reading it.
+class LineScanner {
+ public:
+  LineScanner(const Source& source, std::size_t lineIndex, std::size_t indent)
+      : line_(source.line(lineIndex)), lineNumber_(static_cast<int>(lineIndex + 1)), i_(indent) {}
+
+  char peek() const { return i_ < line_.size() ? line_[i_] : '\0'; }
+  Pos here() const { return {lineNumber_, static_cast<int>(i_ + 1)}; }
+  bool atEnd() const { return i_ == line_.size(); }
+  void skipSpace() {
+    while (i_ < line_.size() && isSpace(line_[i_])) ++i_;
+  }
+  // `c` and the whitespace after it, if `c` is next.
+  bool accept(char c) {
+    if (peek() != c) return false;
+    ++i_;
+    skipSpace();
+    return true;
+  }
+  // A name token and the whitespace after it, or "" (nothing consumed) if none starts here.
+  std::string_view name() {
+    if (!isNameStart(peek())) return {};
+    const std::size_t start = i_;
+    while (i_ < line_.size() && isNameChar(line_[i_])) ++i_;
+    const std::string_view text = line_.substr(start, i_ - start);
+    skipSpace();
+    return text;
+  }
+  // A string without escapes and the whitespace after it; false (nothing consumed) for anything
+  // else.
+  bool string(std::string_view& value) {
+    const char quote = peek();
+    if (quote != '\'' && quote != '"') return false;
+    std::size_t close = i_ + 1;
+    while (close < line_.size() && line_[close] != quote && line_[close] != '\\') ++close;
+    if (close >= line_.size() || line_[close] != quote) return false;
+    value = line_.substr(i_ + 1, close - i_ - 1);
+    i_ = close + 1;
+    skipSpace();
+    return true;
+  }
+
+ private:
+  std::string_view line_;
+  int lineNumber_;
+  std::size_t i_;
+};
+
 }  // namespace
 
 bool readCommonNodeLine(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch& scratch) {
   return NodeLineParser(lineIndex, indent, builder, scratch).run();
+}
+
+// def forward(self, NAME [: STRING], ...):  -- as readForwardHeader reads it, where each
+// annotation is one string followed by ',' or ')': no trailing comma, default, `->` or comment.
+bool readCommonForwardHeader(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch& scratch) {
+  if (builder.limits().maxNesting < 1) return false;  // the '(' is the lexer's error then
+  LineScanner c(builder.source(), lineIndex, indent);
+  if (c.name() != "def" || c.name() != "forward" || !c.accept('(') || c.name() != "self") return false;
+  using Parameter = NodeLineScratch::Parameter;
+  std::vector<Parameter>& parameters = scratch.parameters;
+  parameters.clear();
+  while (c.accept(',')) {
+    Parameter& p = parameters.emplace_back();
+    p.pos = c.here();
+    p.name = c.name();
+    if (p.name.empty()) return false;
+    p.typed = c.accept(':');
+    if (p.typed) {
+      p.typePos = c.here();
+      if (!c.string(p.type)) return false;
+    }
+    if (c.peek() != ',' && c.peek() != ')') return false;
+  }
+  if (!c.accept(')') || !c.accept(':') || !c.atEnd()) return false;
+  // In the form: what readForwardHeader does, in its order.
+  for (const Parameter& p : parameters) {
+    if (p.typed) checkShape(builder.source(), builder.limits(), p.type, p.typePos);
+    // Built where it stays (appendNode, defineLast), as a node line's node is.
+    Node& node = builder.appendNode(p.pos);
+    node.name = p.name;
+    node.op = NodeOp::Placeholder;
+    node.target = p.name;
+    if (p.typed) node.typeText = p.type;
+    builder.defineLast(p.pos, hashName(p.name), p.name);
+  }
+  return true;
+}
+
+// return (NAME, NAME, ...) or return (NAME,)  -- as readReturn reads it: a tuple of references,
+// without constants, dotted names, a trailing comma after two or more, or a comment.
+bool readCommonReturnLine(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch& scratch) {
+  if (builder.limits().maxNesting < 1) return false;  // the '(' is the lexer's error then
+  LineScanner c(builder.source(), lineIndex, indent);
+  const Pos returnPos = c.here();
+  if (c.name() != "return" || !c.accept('(')) return false;
+  std::vector<NodeLineScratch::PendingUse>& items = scratch.uses;
+  items.clear();
+  bool trailingComma = false;  // a ',' just before the ')'
+  while (!c.accept(')')) {
+    const Pos pos = c.here();
+    const std::string_view name = c.name();
+    if (name.empty() || isConstantName(name)) return false;
+    items.push_back({name, pos, kNoNode});
+    if (c.accept(',')) trailingComma = c.peek() == ')';
+    else if (c.peek() != ')') return false;
+  }
+  // A tuple is `(a,)` or `(a, b, ...)`; `(a)` is `a`, and `()` and `(a, b,)` are left to the
+  // general parser.
+  if (!c.atEnd() || items.empty() || trailingComma != (items.size() == 1) ||
+      items.size() > builder.limits().maxListLength)
+    return false;
+  std::vector<Arg> returned;
+  returned.reserve(items.size());
+  for (const NodeLineScratch::PendingUse& item : items) returned.push_back(builder.reference(item.name, item.pos));
+  Node output;
+  output.name = "output";
+  output.op = NodeOp::Output;
+  output.target = "output";
+  output.args.push_back(Arg::tuple(std::move(returned)));
+  builder.define(std::move(output), returnPos);
+  return true;
 }
 
 }  // namespace wb::text

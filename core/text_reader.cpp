@@ -6,7 +6,8 @@
 // (form 3) -- and then the sections that may follow: the graph signature (text or repr form,
 // with or without its heading), `Schemas:`, `Range constraints:`. Any other text is an error:
 // nothing is skipped unread. A node line of forward() in the form PyTorch prints nearly every
-// node in is read straight into its node (text_node_line.cpp); every other statement is lexed
+// node in is read straight into its node (text_node_line.cpp), and a signature line in the
+// writer's form straight into its spec (text_spec_line.cpp); every other statement is lexed
 // and parsed by text_lexer.cpp and text_parser.cpp. Both define nodes through the GraphBuilder
 // of text_graph.h.
 #include <algorithm>
@@ -43,6 +44,9 @@ std::string positionText(Pos pos) { return "line " + std::to_string(pos.line); }
 
 // ---------------------------------------------------------------------------------------------
 
+// A signature of a small program: its inputs and its outputs, a dozen each at most.
+constexpr std::size_t kExpectedSpecs = 16;
+
 template <typename Spec>
 struct Located {
   Spec spec;
@@ -51,8 +55,9 @@ struct Located {
 
 class ProgramReader {
  public:
-  // `commonLines`: whether the common node lines of forward() take the direct path
-  // (readCommonNodeLine); without it every line goes through tokens and Exprs.
+  // `commonLines`: whether the common node lines of forward() and the common lines of a text
+  // signature take the direct paths (readCommonNodeLine, readCommonSpecLine); without it every
+  // line goes through tokens (and Exprs).
   ProgramReader(const Source& source, const ReadLimits& limits, bool commonLines)
       : source_(source), limits_(limits), commonLines_(commonLines) {}
 
@@ -290,8 +295,12 @@ class ProgramReader {
   void readForward(std::size_t& line, GraphBuilder& builder) {
     const std::size_t defLine = line;
     const std::size_t defIndent = source_.indentOf(line);
-    TokenCursor header = lexAt(line);
-    readForwardHeader(header, builder);
+    if (commonLines_ && readCommonForwardHeader(line, defIndent, builder, nodeLineScratch_)) {
+      ++line;
+    } else {
+      TokenCursor header = lexAt(line);
+      readForwardHeader(header, builder);
+    }
     while (true) {
       if (line >= source_.lineCount())
         source_.fail(linePos(defLine, defIndent), "forward() has no 'return' (the input ends first)");
@@ -305,6 +314,10 @@ class ProgramReader {
       if (commonLines_ && readCommonNodeLine(line, indent, builder, nodeLineScratch_)) {
         ++line;
         continue;
+      }
+      if (commonLines_ && readCommonReturnLine(line, indent, builder, nodeLineScratch_)) {
+        ++line;
+        break;
       }
       TokenCursor statement = lexAt(line);
       if (statement.peek().isName("return")) {
@@ -705,8 +718,14 @@ class ProgramReader {
   static bool isBareReprSignature(std::string_view s) { return startsWith(s, "ExportGraphSignature("); }
 
   static bool isSectionHeading(std::string_view s) {
-    return startsWith(s, "Graph signature:") || startsWith(s, "Range constraints:") || startsWith(s, "Schemas:") ||
-           isBareReprSignature(s);
+    // By the first character: every line of a signature is tested.
+    switch (s.empty() ? '\0' : s.front()) {
+      case 'G': return startsWith(s, "Graph signature:");
+      case 'R': return startsWith(s, "Range constraints:");
+      case 'S': return startsWith(s, "Schemas:");
+      case 'E': return isBareReprSignature(s);
+      default: return false;
+    }
   }
 
   // `Range constraints: {s0: VR[2, 10]}`: kept as printed (it may span lines while a bracket is
@@ -746,6 +765,10 @@ class ProgramReader {
     if (signatureFound_) source_.fail(linePos(line, source_.indentOf(line)), "a second graph signature");
     signatureFound_ = true;
     signaturePos_ = linePos(line, source_.indentOf(line));
+    // Room for the specs of a generated program, whose vectors would otherwise grow four or
+    // five times each while its signature is read.
+    inputs_.reserve(kExpectedSpecs);
+    outputs_.reserve(kExpectedSpecs);
   }
 
   void readSignatureSection(std::size_t& line) {
@@ -775,8 +798,12 @@ class ProgramReader {
   void readTextSignature(std::size_t& line) {
     enum class Part { None, Inputs, Outputs } part = Part::None;
     while (line < source_.lineCount()) {
-      if (source_.isBlank(line)) { ++line; continue; }
-      std::string_view s = source_.stripped(line);
+      // The indentation scanned once per line, for the blank test, the stripped text and the
+      // spec.
+      const std::size_t indent = source_.indentOf(line);
+      if (indent == source_.line(line).size()) { ++line; continue; }
+      std::string_view s = source_.line(line).substr(indent);
+      while (isSpace(s.back())) s.remove_suffix(1);
       if (isSectionHeading(s)) return;
       if (s.front() == '#') {
         if (s == "# inputs") part = Part::Inputs;
@@ -786,7 +813,14 @@ class ProgramReader {
         continue;
       }
       if (part == Part::None)
-        source_.fail(linePos(line, source_.indentOf(line)), "signature line before '# inputs' or '# outputs'");
+        source_.fail(linePos(line, indent), "signature line before '# inputs' or '# outputs'");
+      // Nearly every line: a spec in the form the writer prints, read without tokens.
+      if (commonLines_ && readCommonSpecLine(source_, line, indent, specLine_)) {
+        addSpec(part == Part::Inputs, specLine_.kind, specLine_.kindPos, std::string(specLine_.name),
+                std::string(specLine_.target.value_or("")), specLine_.persistent, specLine_.pos);
+        ++line;
+        continue;
+      }
       TokenCursor c = lexAt(line);
       readTextSpec(c, part == Part::Inputs);
     }
@@ -812,22 +846,23 @@ class ProgramReader {
       else c.fail(key, "unknown signature field '" + std::string(key.text) + "' (expected target or persistent)");
     }
     c.expectEnd("at the end of the signature line");
-    addSpec(isInput, kind, std::move(name), target.value_or(""), persistent, pos);
+    addSpec(isInput, kind.text, kind.pos, std::move(name), target.value_or(""), persistent, pos);
   }
 
-  void addSpec(bool isInput, const Token& kind, std::string name, std::string target, std::optional<bool> persistent, Pos pos) {
-    std::string_view kindName = kind.text;
+  void addSpec(bool isInput, std::string_view kindText, Pos kindPos, std::string name, std::string target,
+               std::optional<bool> persistent, Pos pos) {
+    std::string_view kindName = kindText;
     if (std::size_t dot = kindName.rfind('.'); dot != std::string_view::npos) kindName = kindName.substr(dot + 1);
     if (isInput) {
       auto k = inputKindFromString(kindName);
       if (!k)
-        source_.fail(kind.pos, "unknown input spec kind '" + std::string(kindName) +
+        source_.fail(kindPos, "unknown input spec kind '" + std::string(kindName) +
                                    "' (expected USER_INPUT, PARAMETER, BUFFER, CONSTANT_TENSOR, CUSTOM_OBJ or TOKEN)");
       inputs_.push_back({InputSpec{*k, std::move(name), std::move(target), persistent}, pos});
     } else {
       auto k = outputKindFromString(kindName);
       if (!k)
-        source_.fail(kind.pos, "unknown output spec kind '" + std::string(kindName) +
+        source_.fail(kindPos, "unknown output spec kind '" + std::string(kindName) +
                                    "' (expected USER_OUTPUT, LOSS_OUTPUT, BUFFER_MUTATION, GRADIENT_TO_PARAMETER, "
                                    "GRADIENT_TO_USER_INPUT, USER_INPUT_MUTATION or TOKEN)");
       outputs_.push_back({OutputSpec{*k, std::move(name), std::move(target)}, pos});
@@ -907,10 +942,7 @@ class ProgramReader {
       if (p->kind != Expr::Kind::Bool) source_.fail(p->pos, "persistent must be True, False or None");
       persistent = p->boolean;
     }
-    Token kindToken;
-    kindToken.text = kind->text;
-    kindToken.pos = kind->pos;
-    addSpec(isInput, kindToken, std::move(name), std::move(target), persistent, spec.pos);
+    addSpec(isInput, kind->text, kind->pos, std::move(name), std::move(target), persistent, spec.pos);
   }
 
   // An explicit signature must match the graph: every input spec names a placeholder, no
@@ -948,8 +980,11 @@ class ProgramReader {
         source_.fail(signaturePos_, "the graph signature has " + std::to_string(outputs_.size()) +
                                         " output spec(s) but the graph returns " + std::to_string(returned) + " value(s)");
     }
-    for (const auto& located : inputs_) program_.signature.inputs.push_back(located.spec);
-    for (const auto& located : outputs_) program_.signature.outputs.push_back(located.spec);
+    // The specs are read for this program alone: moved, not copied.
+    program_.signature.inputs.reserve(inputs_.size());
+    program_.signature.outputs.reserve(outputs_.size());
+    for (auto& located : inputs_) program_.signature.inputs.push_back(std::move(located.spec));
+    for (auto& located : outputs_) program_.signature.outputs.push_back(std::move(located.spec));
   }
 
   const Source& source_;
@@ -963,6 +998,7 @@ class ProgramReader {
   std::vector<Located<OutputSpec>> outputs_;
   bool commonLines_;
   NodeLineScratch nodeLineScratch_;
+  SpecLine specLine_;
 };
 
 }  // namespace

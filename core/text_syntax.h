@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,11 +72,18 @@ class Source {
   }
   // The line without leading and trailing whitespace.
   std::string_view stripped(std::size_t index) const;
+  // Whether `text` is a view into the input (then it lives as long as the input).
+  bool holds(std::string_view text) const {
+    const auto begin = reinterpret_cast<std::uintptr_t>(text_.data());
+    const auto at = reinterpret_cast<std::uintptr_t>(text.data());
+    return at >= begin && at + text.size() <= begin + text_.size();
+  }
 
   Diagnostic diagnostic(Pos pos, std::string message) const;
   [[noreturn]] void fail(Pos pos, std::string message) const;
 
  private:
+  std::string_view text_;
   std::string fileName_;
   std::vector<std::string_view> lines_;
 };
@@ -199,9 +207,28 @@ bool floatValue(std::string_view text, double& value);
 // position of the first one (text_binary.cpp).
 void rejectBinary(std::string_view input, const Source& source);
 
-// readProgram (core/text.h), with or without the direct path for the common node lines of
-// forward() (readCommonNodeLine, text_graph.h): without it, every line is lexed and parsed. Both
-// read every input to the same result; tests/reader_paths_test.cpp compares them.
+// A line of a text graph signature (`b_x: BUFFER target='x' persistent=True`), as
+// readCommonSpecLine reads it: views into the input.
+struct SpecLine {
+  std::string_view name;
+  Pos pos;  // of the name: the spec's position
+  std::string_view kind;
+  Pos kindPos;
+  std::optional<std::string_view> target;
+  std::optional<bool> persistent;
+};
+
+// Reads physical line `lineIndex`, indented by `indent` (Source::indentOf), as a signature line
+// in the form the writer and PyTorch print it, without tokens (text_spec_line.cpp). Returns
+// false for any line outside that form or with an error: the general path (lexer and
+// readTextSpec) then reads it and says what is wrong. What it accepts it reads exactly as the
+// general path does.
+bool readCommonSpecLine(const Source& source, std::size_t lineIndex, std::size_t indent, SpecLine& out);
+
+// readProgram (core/text.h), with or without the direct paths for the common lines (the node
+// lines of forward(), readCommonNodeLine in text_graph.h; the signature's, readCommonSpecLine):
+// without them, every line is lexed and parsed. Both read every input to the same result;
+// tests/reader_paths_test.cpp compares them.
 Result<Program> readProgramWith(std::string_view text, std::string_view fileName, const ReadLimits& limits,
                                 std::vector<SourceLocation>* nodeLocations, bool commonLines);
 
@@ -221,6 +248,10 @@ Signature inferSignature(Graph& graph, InferenceHints hints);
 // and from which the reader knows it again: a placed program says that nobody printed its
 // signature (core/text.h).
 inline constexpr std::string_view kInferredSignatureNote = "# inferred by wbcheck: the input printed no signature";
+
+// normaliseTarget (core/text.h) into `out`, whose buffer is reused: the reader normalises every
+// new call target of a graph, and a new string each time was an allocation or two.
+void normaliseTargetInto(std::string& out, std::string_view printedTarget);
 
 // Formatting shared by the writer and the reader's canonical token text.
 std::string formatFloat(double value);           // Python repr: 1.0, 1e-05, inf, nan

@@ -194,7 +194,10 @@ std::string printTarget(std::string_view target) {
   if (colons == std::string_view::npos) return std::string(target);
   std::string_view ns = target.substr(0, colons);
   std::string_view rest = target.substr(colons + 2);
-  std::string printed = "torch.ops." + std::string(ns) + "." + std::string(rest);
+  // Built in one string: a temporary per piece was most of printing a small program's targets.
+  std::string printed;
+  printed.reserve(target.size() + 18);
+  printed.append("torch.ops.").append(ns).append(".").append(rest);
   // Higher-order ops have no overloads; every other op without one is the default overload.
   // A name that itself ends in `.default` gets another: normaliseTarget strips one, and the
   // printed target must read back as this one (`aten::f.default` is not `aten::f`).
@@ -204,20 +207,37 @@ std::string printTarget(std::string_view target) {
 }
 
 std::string normaliseTarget(std::string_view printed) {
-  if (startsWith(printed, "<built-in function ") && printed.back() == '>')
-    return "operator." + std::string(printed.substr(19, printed.size() - 20));
-  if (startsWith(printed, "_operator.")) return "operator." + std::string(printed.substr(10));
+  std::string out;
+  text::normaliseTargetInto(out, printed);
+  return out;
+}
+
+void text::normaliseTargetInto(std::string& out, std::string_view printed) {
+  out.clear();
+  if (startsWith(printed, "<built-in function ") && printed.back() == '>') {
+    out.append("operator.").append(printed.substr(19, printed.size() - 20));
+    return;
+  }
+  if (startsWith(printed, "_operator.")) {
+    out.append("operator.").append(printed.substr(10));
+    return;
+  }
   std::string_view rest;
   if (startsWith(printed, "torch.ops.")) rest = printed.substr(10);
   else if (startsWith(printed, "executorch.exir.dialects.edge._ops.")) rest = printed.substr(35);
-  else return std::string(printed);
-  std::size_t dot = rest.find('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 == rest.size()) return std::string(printed);
+  const std::size_t dot = rest.find('.');
+  if (rest.empty() || dot == std::string_view::npos || dot == 0 || dot + 1 == rest.size()) {
+    out.assign(printed);
+    return;
+  }
   std::string_view ns = rest.substr(0, dot);
   std::string_view op = rest.substr(dot + 1);
-  if (ns == "higher_order" && op == "executorch_call_delegate") return "executorch_call_delegate";
+  if (ns == "higher_order" && op == "executorch_call_delegate") {
+    out.assign("executorch_call_delegate");
+    return;
+  }
   if (op.size() > 8 && op.substr(op.size() - 8) == ".default") op.remove_suffix(8);
-  return std::string(ns) + "::" + std::string(op);
+  out.append(ns).append("::").append(op);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -342,27 +362,45 @@ void writeForward(std::string& out, const Graph& graph, std::string_view indent,
   }
 }
 
-std::string formatInputSpec(const InputSpec& spec) {
-  std::string out = spec.name + ": " + std::string(toString(spec.kind));
-  if (!spec.target.empty()) out += " target=" + text::quoteString(spec.target);
+// `    name: KIND target='t' persistent=True` and a newline, appended in place: a string per
+// piece was most of writing the signature of a small program.
+void appendInputSpec(std::string& out, const InputSpec& spec) {
+  out += "    ";
+  out += spec.name;
+  out += ": ";
+  out += toString(spec.kind);
+  if (!spec.target.empty()) {
+    out += " target=";
+    text::appendQuotedWith(out, spec.target, '\'');
+  }
   if (spec.persistent) out += *spec.persistent ? " persistent=True" : " persistent=False";
-  return out;
+  out += '\n';
 }
 
-std::string formatOutputSpec(const OutputSpec& spec) {
-  std::string out = spec.name + ": " + std::string(toString(spec.kind));
-  if (!spec.target.empty()) out += " target=" + text::quoteString(spec.target);
-  return out;
+void appendOutputSpec(std::string& out, const OutputSpec& spec) {
+  out += "    ";
+  out += spec.name;
+  out += ": ";
+  out += toString(spec.kind);
+  if (!spec.target.empty()) {
+    out += " target=";
+    text::appendQuotedWith(out, spec.target, '\'');
+  }
+  out += '\n';
 }
 
 void writeSignature(std::string& out, const Program& program) {
   const Signature& signature = program.signature;
   out += "Graph signature:\n";
-  if (program.signatureInferred) out += "    " + std::string(text::kInferredSignatureNote) + "\n";
+  if (program.signatureInferred) {
+    out += "    ";
+    out += text::kInferredSignatureNote;
+    out += '\n';
+  }
   out += "    # inputs\n";
-  for (const InputSpec& spec : signature.inputs) out += "    " + formatInputSpec(spec) + "\n";
+  for (const InputSpec& spec : signature.inputs) appendInputSpec(out, spec);
   out += "\n    # outputs\n";
-  for (const OutputSpec& spec : signature.outputs) out += "    " + formatOutputSpec(spec) + "\n";
+  for (const OutputSpec& spec : signature.outputs) appendOutputSpec(out, spec);
 }
 
 // The sections after the graph, the same in every form.

@@ -7,6 +7,7 @@
 // same position.
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -279,6 +280,268 @@ TEST(ReaderPaths, NodeLineForms) {
                                "        " + std::string(line) +
                                "\n        later = torch.ops.aten.neg.default(x)\n        return (x,)\n";
       expectSamePaths(text, std::string(line));
+    }
+  }
+}
+
+// Signature lines in the writer's form, or just outside it, one at a time in a small program:
+// the direct path (readCommonSpecLine, core/text_spec_line.cpp) reads what it accepts as the
+// lexer and readTextSpec do, and leaves the rest to them, errors and all.
+TEST(ReaderPaths, SignatureLineForms) {
+  const std::string_view kInputLines[] = {
+      "b_x: BUFFER target='x' persistent=True",
+      "b_x: BUFFER target=\"x\" persistent=True",
+      "b_x: BUFFER target='x' persistent=False",
+      "b_x: BUFFER target='x' persistent=None",
+      "b_x: BUFFER target='x' persistent=None persistent=True",
+      "b_x: BUFFER target='x'",
+      "b_x: BUFFER persistent=True target='x'",
+      "b_x: BUFFER target='x' target='y' persistent=True",
+      "b_x: BUFFER target=None persistent=True",
+      "b_x: BUFFER target='x' target=None",
+      "b_x: BUFFER target='' persistent=True",
+      "b_x: BUFFER target = 'x'  persistent = True  ",
+      "b_x :BUFFER target='x' persistent=True",
+      "b_x:BUFFER target='x'persistent=True",
+      "b_x:\tBUFFER\ttarget='x'\fpersistent=True",
+      "b_x: BUFFER target='x' persistent=True  # a comment",
+      "b_x: BUFFER target='x#y' persistent=True",
+      "b_x: BUFFER target='x y' persistent=True",
+      "b_x: BUFFER target='\xc3\xa9' persistent=True",
+      "b_x: BUFFER target='x' persistent=True,",
+      "b_x: BUFFER target='x', persistent=True",
+      "b_x: BUFFER target='x' persistent=Tru",
+      "b_x: BUFFER target='x' persistent=Truex",
+      "b_x: BUFFER target='x' persistent=1",
+      "b_x: BUFFER target='x' persistent='True'",
+      "b_x: BUFFER target=x persistent=True",
+      "b_x: BUFFER target=True",
+      "b_x: BUFFER target=1",
+      "b_x: BUFFER target='x' 'y'",
+      "b_x: BUFFER target='x''y'",
+      "b_x: BUFFER target='x\\'y'",
+      "b_x: BUFFER target='x\\\\'",
+      "b_x: BUFFER target='x",
+      "b_x: BUFFER target=\"x'",
+      "b_x: BUFFER target=='x'",
+      "b_x: BUFFER target 'x'",
+      "b_x: BUFFER target=",
+      "b_x: BUFFER targets='x'",
+      "b_x: BUFFER Target='x'",
+      "b_x: BUFFER target='x' persistent=True extra=1",
+      "b_x: BUFFER target='x' persistent=True.x",
+      "b_x: BUFFER target='x' persistent=True $",
+      "b_x: BUFFER target='x' persistent=True\rx",
+      "b_x: BUFFER.x target='x'",
+      "b_x: BUFER target='x'",
+      "b_x: USER_OUTPUT",
+      "b_x: InputKind.BUFFER target='x' persistent=True",
+      "b_x: 1BUFFER",
+      "b_x: 'BUFFER'",
+      "b_x: BUFFER(target='x')",
+      "b_x: BUFFER target=('x')",
+      "b_x: BUFFER target=['x'",
+      "b_x:= BUFFER",
+      "b_x: = BUFFER",
+      "b_x BUFFER",
+      "b_x:",
+      "b_x: target='x'",
+      ": BUFFER target='x'",
+      "1b_x: BUFFER target='x'",
+      "b_y: BUFFER target='x' persistent=True",
+      "x: BUFFER target='x' persistent=True",
+      "return: BUFFER target='x'",
+  };
+  const std::string_view kOutputLines[] = {
+      "add: BUFFER_MUTATION target='x'",
+      "add: BUFFER_MUTATION target=None",
+      "add: BUFFER_MUTATION target='x' persistent=True",
+      "add: BUFFER_MUTATION",
+      "add: USER_OUTPUT",
+      "add: USER_INPUT_MUTATION target='x'",
+      "add: OutputKind.USER_OUTPUT",
+      "add: BUFFER target='x'",
+      "add: BUFFER_MUTATION target='x' # a comment",
+      "add: BUFFER_MUTATION target='x' persistent=Maybe",
+      "nothere: USER_OUTPUT",
+      ": USER_OUTPUT",
+  };
+  auto program = [](std::string_view input, std::string_view output) {
+    return "ExportedProgram:\n"
+           "    class GraphModule(torch.nn.Module):\n"
+           "        def forward(self, b_x: \"f32[4]\", x: \"f32[4]\"):\n"
+           "            add: \"f32[4]\" = torch.ops.aten.add.Tensor(b_x, x)\n"
+           "            return (add,)\n"
+           "\n"
+           "Graph signature:\n"
+           "    # inputs\n"
+           "    " + std::string(input) + "\n"
+           "    x: USER_INPUT\n"
+           "\n"
+           "    # outputs\n"
+           "    " + std::string(output) + "\n";
+  };
+  std::size_t read = 0;
+  for (std::string_view line : kInputLines)
+    read += expectSamePaths(program(line, kOutputLines[0]), "input spec line: " + std::string(line));
+  for (std::string_view line : kOutputLines)
+    read += expectSamePaths(program(kInputLines[0], line), "output spec line: " + std::string(line));
+  // Both outcomes are exercised: forms that read, and forms that are errors.
+  EXPECT_GE(read, 20u);
+  EXPECT_LE(read, 45u);
+}
+
+// The header and the return line of forward() in the writer's form, or just outside it: the
+// direct paths (readCommonForwardHeader, readCommonReturnLine) read what they accept as
+// readForwardHeader and readReturn do, and leave the rest to them.
+TEST(ReaderPaths, ForwardHeaderAndReturnForms) {
+  const std::string_view kHeaders[] = {
+      "def forward(self, x: \"f32[4]\", z: \"f32[4]\"):",
+      "def forward(self, x, z):",
+      "def forward(self, x: 'f32[4]', z):",
+      "def forward(self, x: \"f32[4]\"):",
+      "def forward(self):",
+      "def forward(self, x: \"f32[4]\",):",
+      "def forward(self, x: \"f32[4]\", *args):",
+      "def forward(self, x: \"f32[4]\") -> None:",
+      "def forward(self, x: \"f32[4]\"):  # a comment",
+      "def forward(self, x: \"f32[4]\" ):  ",
+      "def forward( self , x : \"f32[4]\" ) :",
+      "def forward(self,x:\"f32[4]\",z):",
+      "def forward(self,\tx,\fz):",
+      "def forward(self, x: \"f32[99999999999999]\"):",
+      "def forward(self, x: \"f32[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]\", z: \"f32[99999999999999]\"):",
+      "def forward(self, x: \"f\\\"32\"):",
+      "def forward(self, x: \"f32\" \"[4]\"):",
+      "def forward(self, x: f32[4]):",
+      "def forward(self, x: \"f32[4]\" = None):",
+      "def forward(self, x = 1):",
+      "def forward(self, x: \"\"):",
+      "def forward(self, x: \"\xc3\xa9\"):",
+      "def forward(self, x:):",
+      "def forward(self, x: \"f32[4]\", x):",
+      "def forward(self, None, x):",
+      "def forward(self, 1x):",
+      "def forward(self x):",
+      "def forward(x):",
+      "def forward(self, x: \"f32[4]\"",
+      "def forward(self, x: \"f32[4]\"):x",
+      "def forward(self, x: \"f32[4]\")",
+      "def forward(self, x: \"f32[4]\"); y = None:",
+      "def  forward(self, x):",
+      "def forward (self, x):",
+  };
+  const std::string_view kReturns[] = {
+      "return (y,)",
+      "return (y, x)",
+      "return (y, x, z)",
+      "return (y, x,)",
+      "return (y)",
+      "return ()",
+      "return (,)",
+      "return y",
+      "return y, x",
+      "return",
+      "return (y, None)",
+      "return (True,)",
+      "return (y, inf)",
+      "return (y, x.z)",
+      "return (y, [x])",
+      "return (y, 1)",
+      "return (y, (x,))",
+      "return (nowhere,)",
+      "return (y, y)",
+      "return (y,)  # meta: _share_alloc_with_arg_idx=0",
+      "return (y,)  # a comment",
+      "return(y,)",
+      "return ( y , x )",
+      "return\t(y,\tx)\t",
+      "return (y,,)",
+      "return (y x)",
+      "return (y, x) x",
+      "return (y, x",
+      "return (y, x))",
+      "returnx (y,)",
+      "return (y, x); x = None",
+  };
+  std::size_t read = 0;
+  for (std::string_view header : kHeaders) {
+    const std::string text = "class M(torch.nn.Module):\n    " + std::string(header) +
+                             "\n        y = torch.ops.aten.add.Tensor(x, x)\n        return (y,)\n";
+    read += expectSamePaths(text, "header: " + std::string(header));
+  }
+  for (std::string_view ret : kReturns) {
+    const std::string text = "class M(torch.nn.Module):\n    def forward(self, x: \"f32[4]\", z):\n"
+                             "        y = torch.ops.aten.add.Tensor(x, x)\n        " + std::string(ret) + "\n";
+    read += expectSamePaths(text, "return: " + std::string(ret));
+  }
+  EXPECT_GE(read, 20u);
+  EXPECT_LE(read, 55u);
+  // A tuple longer than the limit is the general parser's error.
+  for (std::size_t length : {1, 2, 3}) {
+    ReadLimits limits;
+    limits.maxListLength = length;
+    expectSamePaths("class M(torch.nn.Module):\n    def forward(self, x, z):\n        return (x, z, x)\n",
+                    "return of 3 values, maxListLength " + std::to_string(length), limits);
+  }
+}
+
+// What checkShape lets through, against a model of the check as first written (trim the
+// brackets' text, split it at commas, parse each dimension that is all digits): the reader's
+// one-scan test of a shape within the limits (core/text_graph.cpp) must pass no shape that the
+// model rejects, and the model's check then gives the error.
+bool modelAcceptsShape(std::string_view type, const ReadLimits& limits) {
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+  };
+  const std::size_t open = type.find('[');
+  if (open == std::string_view::npos) return true;
+  const std::size_t close = type.find(']', open);
+  if (close == std::string_view::npos) return true;
+  std::string_view body = trim(type.substr(open + 1, close - open - 1));
+  if (body.empty()) return true;
+  std::size_t dims = 0;
+  while (true) {
+    const std::size_t comma = body.find(',');
+    const std::string_view dim = trim(body.substr(0, comma));
+    if (++dims > limits.maxDims) return false;
+    if (!dim.empty() && dim.find_first_not_of("0123456789") == std::string_view::npos) {
+      std::int64_t value = 0;
+      const auto [ptr, ec] = std::from_chars(dim.data(), dim.data() + dim.size(), value);
+      if (ec != std::errc() || value > limits.maxDimSize) return false;
+    }
+    if (comma == std::string_view::npos) return true;
+    body = body.substr(comma + 1);
+  }
+}
+
+TEST(ReaderPaths, ShapeLimitsAsTheModelChecksThem) {
+  const std::string_view kTypes[] = {
+      "f32[4]", "f32[3]", "f32[ 4 ]", "f32[\t4\t]", "f32[1, 4]", "f32[4, 1]", "f32[s4]", "f32[4s]", "f32[2*s0]",
+      "f32[s0*4]", "f32[1,2,3]", "f32[1,2]", "f32[]", "f32[ ]", "f32[1,,2]", "f32[,]", "f32[4 4]", "f32[-4]",
+      "f32[00004]", "i64[0]", "f32[99999999999999999999]", "f32[9223372036854775807]", "f32[9223372036854775808]",
+      "f32[999999999999999999]", "f32[1099511627776]", "f32[1099511627777]", "f32[4]cpu", "f32[3][1]cpu",
+      "f32[1, 2][99]", "f32[4", "f32]4[", "f32", "", "[5]", "f32[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]",
+      "f32[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]"};
+  std::vector<ReadLimits> limits(6);
+  limits[1].maxDimSize = 3;
+  limits[2].maxDims = 2;
+  limits[3].maxDims = 0;
+  limits[4].maxDimSize = 0;
+  limits[5].maxDims = 1;
+  limits[5].maxDimSize = 1;
+  for (std::size_t l = 0; l < limits.size(); ++l) {
+    for (std::string_view type : kTypes) {
+      const std::string text = "def forward(self, x: \"" + std::string(type) + "\"):\n    y: \"" + std::string(type) +
+                               "\" = torch.ops.aten.neg.default(x)\n    return (y,)\n";
+      const bool accepts = modelAcceptsShape(type, limits[l]);
+      for (bool commonLines : {true, false}) {
+        const Result<Program> read = text::readProgramWith(text, "input", limits[l], nullptr, commonLines);
+        EXPECT_EQ(read.ok(), accepts) << "limits #" << l << ", type '" << type << "': "
+                                      << (read.ok() ? std::string("read") : formatAll(read.errors));
+      }
     }
   }
 }
