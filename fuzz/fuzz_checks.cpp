@@ -365,13 +365,13 @@ std::optional<Finding> checkText(std::string_view text, const CheckScope& groups
         return std::nullopt;
       }))
     return f;
-  if (!schemasParse) return checkValidating(*read, schemasParse);
+  bool valid = false;
+  if (!schemasParse) return checkValidating(*read, valid);  // not accepted; validate() must not throw
   const CheckScope scope = textScope(*read, groups);
   bool validated = false;
   std::optional<Finding> f;
   if (scope.oracle) f = checkProgram(*read, scope, &validated);
   if (validated) return f;
-  bool valid = false;
   if (std::optional<Finding> invalid = checkValidating(*read, valid)) return invalid;
   return valid ? f : std::nullopt;
 }
