@@ -40,12 +40,10 @@ bool isConstantName(std::string_view name) {
 // knows where 64 bits end.
 constexpr std::size_t kMaxPlainDigits = 18;
 
-class NodeLineParser {
+class NodeLineParser : LineCursor {
  public:
   NodeLineParser(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch& scratch)
-      : line_(builder.source().line(lineIndex)),
-        lineNumber_(static_cast<int>(lineIndex + 1)),
-        i_(indent),
+      : LineCursor(builder.source().line(lineIndex), lineIndex, indent),
         builder_(builder),
         limits_(builder.limits()),
         scratch_(scratch) {}
@@ -123,20 +121,6 @@ class NodeLineParser {
   }
 
  private:
-  char peek() const { return i_ < line_.size() ? line_[i_] : '\0'; }
-  char peekAt(std::size_t ahead) const { return i_ + ahead < line_.size() ? line_[i_ + ahead] : '\0'; }
-  Pos at(std::size_t index) const { return {lineNumber_, static_cast<int>(index + 1)}; }
-  void skipSpace() {
-    while (i_ < line_.size() && isSpace(line_[i_])) ++i_;
-  }
-
-  // A name token, or "" (nothing consumed) if none starts here.
-  std::string_view scanName() {
-    if (!isNameStart(peek())) return {};
-    const std::size_t start = i_;
-    while (i_ < line_.size() && isNameChar(line_[i_])) ++i_;
-    return line_.substr(start, i_ - start);
-  }
   // `.b.c` after a name, written without spaces.
   void scanAttributes() {
     while (peek() == '.' && isNameStart(peekAt(1))) {
@@ -177,13 +161,7 @@ class NodeLineParser {
 
   // A string without escapes, not followed by another (adjacent literals concatenate).
   bool scanString(std::string_view& value) {
-    const char quote = peek();
-    if (quote != '\'' && quote != '"') return false;
-    std::size_t close = i_ + 1;
-    while (close < line_.size() && line_[close] != quote && line_[close] != '\\') ++close;
-    if (close >= line_.size() || line_[close] != quote) return false;
-    value = line_.substr(i_ + 1, close - i_ - 1);
-    i_ = close + 1;
+    if (!LineCursor::scanString(value)) return false;
     std::size_t next = i_;
     while (next < line_.size() && isSpace(line_[next])) ++next;
     return next == line_.size() || (line_[next] != '\'' && line_[next] != '"');
@@ -353,9 +331,6 @@ class NodeLineParser {
     return true;
   }
 
-  std::string_view line_;
-  int lineNumber_;
-  std::size_t i_;
   GraphBuilder& builder_;
   const ReadLimits& limits_;
   NodeLineScratch& scratch_;
@@ -364,17 +339,12 @@ class NodeLineParser {
 // The characters of one line, for the two lines of forward() besides its nodes: the header
 // and the return. A program of a pass command's case has a dozen nodes, and these two lines,
 // lexed into tokens and parsed into Exprs, were a seventh of reading it.
-class LineScanner {
+class LineScanner : public LineCursor {
  public:
   LineScanner(const Source& source, std::size_t lineIndex, std::size_t indent)
-      : line_(source.line(lineIndex)), lineNumber_(static_cast<int>(lineIndex + 1)), i_(indent) {}
+      : LineCursor(source.line(lineIndex), lineIndex, indent) {}
 
-  char peek() const { return i_ < line_.size() ? line_[i_] : '\0'; }
-  Pos here() const { return {lineNumber_, static_cast<int>(i_ + 1)}; }
   bool atEnd() const { return i_ == line_.size(); }
-  void skipSpace() {
-    while (i_ < line_.size() && isSpace(line_[i_])) ++i_;
-  }
   // `c` and the whitespace after it, if `c` is next.
   bool accept(char c) {
     if (peek() != c) return false;
@@ -384,31 +354,17 @@ class LineScanner {
   }
   // A name token and the whitespace after it, or "" (nothing consumed) if none starts here.
   std::string_view name() {
-    if (!isNameStart(peek())) return {};
-    const std::size_t start = i_;
-    while (i_ < line_.size() && isNameChar(line_[i_])) ++i_;
-    const std::string_view text = line_.substr(start, i_ - start);
-    skipSpace();
+    const std::string_view text = scanName();
+    if (!text.empty()) skipSpace();
     return text;
   }
   // A string without escapes and the whitespace after it; false (nothing consumed) for anything
   // else.
   bool string(std::string_view& value) {
-    const char quote = peek();
-    if (quote != '\'' && quote != '"') return false;
-    std::size_t close = i_ + 1;
-    while (close < line_.size() && line_[close] != quote && line_[close] != '\\') ++close;
-    if (close >= line_.size() || line_[close] != quote) return false;
-    value = line_.substr(i_ + 1, close - i_ - 1);
-    i_ = close + 1;
+    if (!scanString(value)) return false;
     skipSpace();
     return true;
   }
-
- private:
-  std::string_view line_;
-  int lineNumber_;
-  std::size_t i_;
 };
 
 }  // namespace

@@ -24,10 +24,10 @@ namespace wb::text {
 
 namespace {
 
-class SpecLineParser {
+class SpecLineParser : LineCursor {
  public:
   SpecLineParser(const Source& source, std::size_t lineIndex, std::size_t indent)
-      : line_(source.line(lineIndex)), lineNumber_(static_cast<int>(lineIndex + 1)), i_(indent) {}
+      : LineCursor(source.line(lineIndex), lineIndex, indent) {}
 
   bool run(SpecLine& out) {
     out.pos = here();
@@ -72,32 +72,6 @@ class SpecLineParser {
     }
   }
 
- private:
-  char peek() const { return i_ < line_.size() ? line_[i_] : '\0'; }
-  Pos here() const { return {lineNumber_, static_cast<int>(i_ + 1)}; }
-  void skipSpace() {
-    while (i_ < line_.size() && isSpace(line_[i_])) ++i_;
-  }
-  std::string_view scanName() {
-    if (!isNameStart(peek())) return {};
-    const std::size_t start = i_;
-    while (i_ < line_.size() && isNameChar(line_[i_])) ++i_;
-    return line_.substr(start, i_ - start);
-  }
-  // A string without escapes (the lexer's view of the line), at a quote.
-  bool scanString(std::string_view& value) {
-    const char quote = line_[i_];
-    std::size_t close = i_ + 1;
-    while (close < line_.size() && line_[close] != quote && line_[close] != '\\') ++close;
-    if (close >= line_.size() || line_[close] != quote) return false;
-    value = line_.substr(i_ + 1, close - i_ - 1);
-    i_ = close + 1;
-    return true;
-  }
-
-  std::string_view line_;
-  int lineNumber_;
-  std::size_t i_;
 };
 
 }  // namespace

@@ -53,6 +53,46 @@ struct Pos {
   int column = 0;  // 1-based, in bytes
 };
 
+// One line read in place, character by character: the base of the direct readers of the lines
+// in the form the writer prints (node lines, signature lines, forward()'s header and return;
+// text_node_line.cpp, text_spec_line.cpp). Each helper consumes what it reads, or nothing when
+// the text is not what it reads; a reader then leaves the line to the general parser.
+struct LineCursor {
+  LineCursor(std::string_view line, std::size_t lineIndex, std::size_t indent)
+      : line_(line), lineNumber_(static_cast<int>(lineIndex + 1)), i_(indent) {}
+
+  char peek() const { return i_ < line_.size() ? line_[i_] : '\0'; }
+  char peekAt(std::size_t ahead) const { return i_ + ahead < line_.size() ? line_[i_ + ahead] : '\0'; }
+  Pos at(std::size_t index) const { return {lineNumber_, static_cast<int>(index + 1)}; }
+  Pos here() const { return at(i_); }
+  void skipSpace() {
+    while (i_ < line_.size() && isSpace(line_[i_])) ++i_;
+  }
+  // A name token, or "" if none starts here.
+  std::string_view scanName() {
+    if (!isNameStart(peek())) return {};
+    const std::size_t start = i_;
+    while (i_ < line_.size() && isNameChar(line_[i_])) ++i_;
+    return line_.substr(start, i_ - start);
+  }
+  // A quoted string without escapes (the lexer reads those), up to its closing quote; false if
+  // none starts here.
+  bool scanString(std::string_view& value) {
+    const char quote = peek();
+    if (quote != '\'' && quote != '"') return false;
+    std::size_t close = i_ + 1;
+    while (close < line_.size() && line_[close] != quote && line_[close] != '\\') ++close;
+    if (close >= line_.size() || line_[close] != quote) return false;
+    value = line_.substr(i_ + 1, close - i_ - 1);
+    i_ = close + 1;
+    return true;
+  }
+
+  std::string_view line_;
+  int lineNumber_;  // 1-based
+  std::size_t i_;   // the next character
+};
+
 // The input split into physical lines.
 class Source {
  public:

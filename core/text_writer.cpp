@@ -362,9 +362,10 @@ void writeForward(std::string& out, const Graph& graph, std::string_view indent,
   }
 }
 
-// `    name: KIND target='t' persistent=True` and a newline, appended in place: a string per
-// piece was most of writing the signature of a small program.
-void appendInputSpec(std::string& out, const InputSpec& spec) {
+// `    name: KIND target='t'` of an input or output spec, appended in place: a string per piece
+// was most of writing the signature of a small program.
+template <typename Spec>
+void appendSpecHead(std::string& out, const Spec& spec) {
   out += "    ";
   out += spec.name;
   out += ": ";
@@ -373,19 +374,17 @@ void appendInputSpec(std::string& out, const InputSpec& spec) {
     out += " target=";
     text::appendQuotedWith(out, spec.target, '\'');
   }
+}
+
+// The head, ` persistent=True` when given, and a newline.
+void appendInputSpec(std::string& out, const InputSpec& spec) {
+  appendSpecHead(out, spec);
   if (spec.persistent) out += *spec.persistent ? " persistent=True" : " persistent=False";
   out += '\n';
 }
 
 void appendOutputSpec(std::string& out, const OutputSpec& spec) {
-  out += "    ";
-  out += spec.name;
-  out += ": ";
-  out += toString(spec.kind);
-  if (!spec.target.empty()) {
-    out += " target=";
-    text::appendQuotedWith(out, spec.target, '\'');
-  }
+  appendSpecHead(out, spec);
   out += '\n';
 }
 
