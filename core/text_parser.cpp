@@ -316,7 +316,7 @@ Expr TokenCursor::parseEnum(const Token& open) {
   }
   expectPunct(":", "in an enum value such as <InputKind.BUFFER: 3>");
   if (peek().kind != TokenKind::Int) fail(peek(), "expected the enum's number, found " + describe(peek()));
-  next();
+  e.items.push_back(parseNumber(next()));  // printed again where the enum stays text
   expectPunct(">", "to close the enum value");
   return e;
 }

@@ -183,7 +183,7 @@ struct Expr {
     Dict,       // items: key0, value0, key1, value1, ...
     Call,       // text: the callee's dotted path; items: positional; keywordNames/Values
     Subscript,  // items: base, index
-    Enum,       // <InputKind.BUFFER: 3>: text "InputKind.BUFFER"
+    Enum,       // <InputKind.BUFFER: 3>: text "InputKind.BUFFER", items: the number
     Binary,     // text: the operator; items: lhs, rhs
     Unary,      // text: the operator; items: operand
   };

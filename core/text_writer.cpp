@@ -123,7 +123,7 @@ std::string canonicalText(const Expr& e) {
       return out + ")";
     }
     case Expr::Kind::Subscript: return canonicalText(e.items[0]) + "[" + canonicalText(e.items[1]) + "]";
-    case Expr::Kind::Enum: return "<" + e.text + ">";
+    case Expr::Kind::Enum: return "<" + e.text + ": " + e.items.at(0).text + ">";
     case Expr::Kind::Binary: return canonicalText(e.items[0]) + " " + e.text + " " + canonicalText(e.items[1]);
     case Expr::Kind::Unary: return e.text + canonicalText(e.items[0]);
   }
