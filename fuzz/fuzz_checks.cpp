@@ -175,7 +175,6 @@ const Context& context() {
   // The one process-wide object: libFuzzer's C interface gives a target no other place to keep
   // state between inputs. Immutable once built.
   static const Context ctx{builtinSchemas(), gen::Generator(fuzzGenOptions(), builtinSchemas()),
-                           gen::Generator(gen::GenOptions{}, builtinSchemas()),
                            oracle::withOracleSchemas(builtinSchemas())};
   return ctx;
 }

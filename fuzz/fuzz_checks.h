@@ -51,10 +51,9 @@ struct Finding {
 // more than one fuzz input. Immutable after construction.
 struct Context {
   SchemaTable builtins;
-  // The generator-driven targets' (at most kFuzzMaxNodes body nodes).
+  // The generator-driven targets' and the text mutator's, for an input that is no program (at
+  // most kFuzzMaxNodes body nodes).
   gen::Generator generator;
-  // text_program_fuzzer's mutator's, for an input that is no program: the generator's defaults.
-  gen::Generator textGenerator;
   // builtins plus the schemas of the ops the oracle interprets (oracle::withOracleSchemas); a
   // program's table is this plus its own `Schemas:` lines, which win.
   SchemaTable oracleBuiltins;

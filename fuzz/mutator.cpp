@@ -17,6 +17,7 @@
 #include "core/validate.h"
 #include "fuzz/fuzz_checks.h"
 #include "gen/choices.h"
+#include "gen/reduce.h"
 
 namespace wb::fuzz {
 
@@ -63,6 +64,13 @@ std::size_t insertionPoint(std::size_t first, std::size_t end, RandomChoices& ch
 
 Node callNode(std::string name, std::string target, std::vector<Arg> args, std::string type) {
   return Node::call(std::move(name), std::move(target), std::move(args), {}, std::move(type));
+}
+
+// The number of values the output node returns (its flat tuple's, or 0 or 1 without one).
+std::size_t returnedCount(const Program& p) {
+  const Node& out = p.graph.nodes.back();
+  if (out.args.empty()) return 0;
+  return out.args[0].isSequence() ? out.args[0].items.size() : 1;
 }
 
 // The output node's flat tuple, made explicit so it can be edited.
@@ -182,8 +190,8 @@ bool addView(Program& p, RandomChoices& ch) {
 }
 
 bool dropOutput(Program& p, RandomChoices& ch) {
+  if (returnedCount(p) == 0 || returnedCount(p) != p.signature.outputs.size()) return false;
   CompactVector<Arg>& items = outputTuple(p);
-  if (items.empty() || items.size() != p.signature.outputs.size()) return false;
   const std::size_t k = ch.index(items.size());
   items.erase(items.begin() + static_cast<std::ptrdiff_t>(k));
   p.signature.outputs.erase(p.signature.outputs.begin() + static_cast<std::ptrdiff_t>(k));
@@ -210,8 +218,8 @@ bool addWriteBack(Program& p, RandomChoices& ch) {
   if (same.empty()) return false;
   const std::size_t valueIndex = ch.element(same);
   const std::string value = g.nodes[valueIndex].name;
+  if (returnedCount(p) != p.signature.outputs.size()) return false;
   CompactVector<Arg>& items = outputTuple(p);
-  if (items.size() != p.signature.outputs.size()) return false;
   // Mutation outputs come first in what export prints; anywhere is valid.
   const std::size_t at = ch.index(items.size() + 1);
   items.insert(items.begin() + static_cast<std::ptrdiff_t>(at), Arg::ref(static_cast<NodeId>(valueIndex)));
@@ -237,15 +245,41 @@ bool shareAlloc(Program& p, RandomChoices& ch) {
   return true;
 }
 
+// One of the reducer's steps (gen/reduce.h: drop an output, truncate the tail, remove a node,
+// bypass a node, turn a node into an input, simplify an op, drop meta, shrink a constant,
+// rename), on a candidate chosen at random. The edits above only add nodes and outputs; without
+// these, every program libFuzzer keeps would lead to larger ones, and its corpus would drift to
+// programs as large as -max_len allows, each slower to check and none finding more (every known
+// bug class shrinks to at most 6 body nodes).
+bool reduceOne(Program& p, RandomChoices& ch) {
+  const std::size_t step = ch.index(gen::kReductionSteps);
+  const std::size_t count = gen::reductionCandidateCount(p, step);
+  if (count == 0) return false;
+  std::optional<Program> reduced = gen::reductionCandidate(p, step, ch.index(count));
+  if (!reduced || *reduced == p) return false;
+  p = std::move(*reduced);
+  return true;
+}
+
+std::size_t bodyNodes(const Graph& g) {
+  std::size_t n = 0;
+  for (const Node& node : g.nodes) n += !node.isPlaceholder() && !node.isOutput();
+  return n;
+}
+
+// An edit that returns false has left the program as it was (mutateProgram relies on it).
 bool applyOne(Program& p, const SchemaTable& schemas, RandomChoices& ch) {
-  switch (ch.pick(0, 6)) {
+  // Past the bound only the reducer's steps apply, so a larger seed's mutants come down to it.
+  if (bodyNodes(p.graph) > kMutatorMaxBodyNodes) return reduceOne(p, ch);
+  switch (ch.pick(0, 7)) {
     case 0: return addNode(p, ch);
     case 1: return retarget(p, ch);
     case 2: return toggleInplace(p, schemas, ch);
     case 3: return addView(p, ch);
     case 4: return dropOutput(p, ch);
     case 5: return addWriteBack(p, ch);
-    default: return shareAlloc(p, ch);
+    case 6: return shareAlloc(p, ch);
+    default: return reduceOne(p, ch);
   }
 }
 
@@ -255,15 +289,22 @@ std::optional<Program> mutateProgram(const Program& program, const SchemaTable& 
   if (program.graph.nodes.empty() || !program.graph.nodes.back().isOutput()) return std::nullopt;
   RandomChoices ch(seed);
   const int edits = static_cast<int>(ch.pick(1, 3));
-  Program current = program;
-  int applied = 0;
   // Some edits do not apply to a given program, or break a rule (e.g. an in-place op on a
-  // placeholder that is also returned): try a few, keep the valid ones.
+  // placeholder that is also returned): try a few, keep the valid ones. `next` is edited in
+  // place; it is restored from `current` only after an edit that applied and broke a rule,
+  // since one that does not apply leaves it unchanged (a program's copy is most of an edit).
+  Program current = program;
+  Program next = current;
+  int applied = 0;
   for (int attempt = 0; attempt < 12 && applied < edits; ++attempt) {
-    Program next = current;
-    if (!applyOne(next, schemas, ch) || !validate(next).empty()) continue;
-    current = std::move(next);
+    if (!applyOne(next, schemas, ch)) continue;
+    if (!validate(next).empty()) {
+      next = current;
+      continue;
+    }
     ++applied;
+    if (applied < edits) current = next;
+    else current = std::move(next);
   }
   if (applied == 0) return std::nullopt;
   return current;
@@ -278,7 +319,7 @@ std::string mutateText(std::string_view text, std::uint32_t seed, MutationMemo& 
   if (!mutated) {
     // Not a valid program (or no edit applied): start again from a generated one.
     RandomChoices choices(seed);
-    mutated = context().textGenerator.generate(choices).program;
+    mutated = context().generator.generate(choices).program;
   }
   memo.text = writeProgram(*mutated);
   memo.program = std::move(mutated);

@@ -12,8 +12,12 @@
 //   add-writeback  a value of a buffer's (or user input's) type becomes a mutation output
 //   share-alloc    `# meta: _share_alloc_with_arg_idx=0` on a node whose first argument has
 //                  its type
+//   reduce         one step of the graph reducer (gen/reduce.h) on a random candidate: remove
+//                  or bypass a node, truncate the tail, simplify an op, ...
+// A program with more than kMutatorMaxBodyNodes body nodes gets reduce edits alone.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,6 +27,12 @@
 #include "core/schema.h"
 
 namespace wb::fuzz {
+
+// The body nodes past which the mutator only shrinks: as for the generated-program targets
+// (kFuzzMaxNodes), a small program is cheaper in every stage, and every known bug class
+// shrinks to at most 6 body nodes. Seeds may be larger (the reader and the properties see them
+// as they are); their mutants come down to this.
+inline constexpr std::size_t kMutatorMaxBodyNodes = 12;
 
 // Applies 1 to 3 edits chosen by `seed` to a valid program; nullopt when none applied.
 std::optional<Program> mutateProgram(const Program& program, const SchemaTable& schemas, std::uint32_t seed);

@@ -1,8 +1,10 @@
 // fuzz/mutator_selftest.cpp: the custom mutator of text_program_fuzzer, run deterministically
 // under ctest in every build. For every file given (directories recursively) and seeds
 // 0..N-1, the mutated text must read back as a valid program (the mutator prints only valid
-// programs) and pass every check of text_program_fuzzer, and mutating it again through the
-// mutator's memo (as the fuzzer does) must print what mutating a fresh read of it prints; a
+// programs) and pass every check of text_program_fuzzer, mutating it again through the
+// mutator's memo (as the fuzzer does) must print what mutating a fresh read of it prints, and
+// the mutator must keep programs small: a mutant has at most max(the input's body nodes,
+// kMutatorMaxBodyNodes + 1) (one edit may cross the bound; after it only reductions apply). A
 // finding aborts with its message, as the fuzzer would.
 //   fuzz_mutator_selftest SEEDS FILE|DIR...
 #include <algorithm>
@@ -17,6 +19,16 @@
 
 #include "fuzz/fuzz_checks.h"
 #include "fuzz/mutator.h"
+
+namespace {
+
+std::size_t bodyNodes(const wb::Program& p) {
+  std::size_t n = 0;
+  for (const wb::Node& node : p.graph.nodes) n += !node.isPlaceholder() && !node.isOutput();
+  return n;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
@@ -35,16 +47,24 @@ int main(int argc, char** argv) {
     }
   }
   std::sort(files.begin(), files.end());
-  long mutated = 0, programs = 0;
+  long mutated = 0, programs = 0, shrunk = 0;
   for (const auto& file : files) {
     std::ifstream in(file, std::ios::binary);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    programs += wb::fuzz::validProgramFromText(text).has_value();
+    const std::optional<wb::Program> input = wb::fuzz::validProgramFromText(text);
+    programs += input.has_value();
+    const std::size_t bound = std::max(input ? bodyNodes(*input) : 0, wb::fuzz::kMutatorMaxBodyNodes + 1);
     for (long seed = 0; seed < seeds; ++seed) {
       wb::fuzz::MutationMemo memo;
       const std::string out = wb::fuzz::mutateText(text, static_cast<std::uint32_t>(seed), memo);
-      if (!wb::fuzz::validProgramFromText(out))
+      const std::optional<wb::Program> mutant = wb::fuzz::validProgramFromText(out);
+      if (!mutant)
         wb::fuzz::die({"mutator output invalid", file.string() + " seed " + std::to_string(seed) + ":\n" + out});
+      if (bodyNodes(*mutant) > bound)
+        wb::fuzz::die({"mutator grows a program past its bound",
+                       file.string() + " seed " + std::to_string(seed) + ": " + std::to_string(bodyNodes(*mutant)) +
+                           " body nodes, at most " + std::to_string(bound) + " allowed:\n" + out});
+      shrunk += input && bodyNodes(*mutant) < bodyNodes(*input);
       // Mutating the output again, as libFuzzer does, must give what a fresh read of it gives.
       const std::string again = wb::fuzz::mutateText(out, static_cast<std::uint32_t>(seed + 1));
       if (wb::fuzz::mutateText(out, static_cast<std::uint32_t>(seed + 1), memo) != again)
@@ -57,7 +77,7 @@ int main(int argc, char** argv) {
       ++mutated;
     }
   }
-  std::printf("mutator: %ld mutated programs from %zu files (%ld of them programs) pass\n", mutated, files.size(),
-              programs);
+  std::printf("mutator: %ld mutated programs from %zu files (%ld of them programs, %ld mutants smaller) pass\n",
+              mutated, files.size(), programs, shrunk);
   return files.empty() ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 #include "gen/reduce.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <map>
 #include <optional>
@@ -330,14 +331,14 @@ std::size_t replaceableCount(const Program& p) { return replaceableNodes(p).size
 std::size_t siteCount(const Program& p) { return 2 * intSites(p).size(); }
 std::size_t one(const Program&) { return 1; }
 
-const std::vector<Step>& steps() {
-  static const std::vector<Step> kSteps = {
+const std::array<Step, kReductionSteps>& steps() {
+  static constexpr std::array<Step, kReductionSteps> kSteps = {{
       {"drop-output", dropOutput, outputCount},  {"truncate-tail", truncateTail, tailCount},
       {"remove-node", removeNode, nodeCount},    {"bypass", bypass, bypassCount},
       {"to-input", toInput, replaceableCount},   {"simplify-op", simplifyOp, nodeCount},
       {"drop-meta", dropMeta, nodeCount},        {"shrink-constant", shrinkConstant, siteCount},
       {"rename", renameAll, one},
-  };
+  }};
   return kSteps;
 }
 
@@ -376,6 +377,15 @@ std::vector<Program> reductionCandidates(const Program& program) {
     for (std::size_t i = 0; i < step.count(program); ++i)
       if (auto c = step.make(program, i); c && !(*c == program) && validate(*c).empty()) out.push_back(std::move(*c));
   return out;
+}
+
+std::size_t reductionCandidateCount(const Program& program, std::size_t step) {
+  return step < kReductionSteps ? steps()[step].count(program) : 0;
+}
+
+std::optional<Program> reductionCandidate(const Program& program, std::size_t step, std::size_t i) {
+  if (step >= kReductionSteps || i >= steps()[step].count(program)) return std::nullopt;
+  return steps()[step].make(program, i);
 }
 
 }  // namespace wb::gen

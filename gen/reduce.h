@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,5 +47,13 @@ ReduceResult reduce(const Program& program, const Interestingness& interesting, 
 // Every single-step candidate of `program` that is valid (validate() holds), in the order the
 // reducer tries them. For tests of 1-minimality and for tools; materialises all candidates.
 std::vector<Program> reductionCandidates(const Program& program);
+
+// The steps one at a time, for a mutator that must shrink programs as well as grow them
+// (fuzz/mutator.cpp): step s (0 <= s < kReductionSteps, in the order listed above) has
+// reductionCandidateCount(program, s) candidates; reductionCandidate(program, s, i) is the i-th,
+// or nullopt where it does not apply. Neither validates the candidate.
+inline constexpr std::size_t kReductionSteps = 9;
+std::size_t reductionCandidateCount(const Program& program, std::size_t step);
+std::optional<Program> reductionCandidate(const Program& program, std::size_t step, std::size_t i);
 
 }  // namespace wb::gen

@@ -2,7 +2,9 @@
 // reduction, the result is valid, much smaller, 1-minimal for the steps, and deterministic.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/text.h"
 #include "core/validate.h"
@@ -94,6 +96,31 @@ TEST(GenReduce, MaxTestsStopsEarly) {
   EXPECT_FALSE(r.fixpoint);
   EXPECT_LE(r.tests, 5u);
   EXPECT_TRUE(validate(r.program).empty());
+}
+
+// The single-step interface (what fuzz/mutator.cpp shrinks with) denotes the same candidates
+// as reductionCandidates, in the same order, and nothing past a step's count.
+TEST(GenReduce, SingleStepsAreTheReducersCandidates) {
+  GenOptions options;
+  options.maxNodes = 12;
+  const Generator generator(options);
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    RandomChoices choices(seed);
+    const Program p = generator.generate(choices).program;
+    std::vector<Program> singles;
+    for (std::size_t step = 0; step < kReductionSteps; ++step) {
+      const std::size_t count = reductionCandidateCount(p, step);
+      for (std::size_t i = 0; i < count; ++i)
+        if (std::optional<Program> c = reductionCandidate(p, step, i); c && !(*c == p) && validate(*c).empty())
+          singles.push_back(std::move(*c));
+      EXPECT_FALSE(reductionCandidate(p, step, count).has_value());
+    }
+    EXPECT_FALSE(reductionCandidate(p, kReductionSteps, 0).has_value());
+    EXPECT_EQ(reductionCandidateCount(p, kReductionSteps), 0u);
+    const std::vector<Program> all = reductionCandidates(p);
+    ASSERT_EQ(singles.size(), all.size()) << writeProgram(p);
+    for (std::size_t k = 0; k < all.size(); ++k) EXPECT_TRUE(singles[k] == all[k]) << "candidate " << k;
+  }
 }
 
 }  // namespace
