@@ -80,7 +80,9 @@ std::optional<std::int64_t> TensorType::numel() const {
   return n;
 }
 
-int TensorType::elementSize() const {
+int TensorType::elementSize() const { return dtypeElementSize(dtype); }
+
+int dtypeElementSize(std::string_view dtype) {
   if (dtype == "f64" || dtype == "i64" || dtype == "c64") return 8;
   if (dtype == "f32" || dtype == "i32" || dtype == "u32") return 4;
   if (dtype == "f16" || dtype == "bf16" || dtype == "i16" || dtype == "u16") return 2;

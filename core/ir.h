@@ -107,6 +107,9 @@ struct TensorType {
   friend bool operator==(const TensorType&, const TensorType&) = default;
 };
 
+// Bytes per element of a dtype's short code ("f32": 4), or 0 if unknown.
+int dtypeElementSize(std::string_view dtype);
+
 // Parses an annotation such as "f32[4, 2]"; nullopt if it is not a tensor type.
 std::optional<TensorType> parseTensorType(std::string_view annotation);
 // The inverse: "f32[4, 2]".

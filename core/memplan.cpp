@@ -11,17 +11,19 @@
 // program's own node indices, which are what this model reports (they match the printout).
 #include "core/memplan.h"
 
-#include <unordered_set>
-
 #include <algorithm>
 #include <array>
 #include <limits>
 #include <map>
 #include <set>
 #include <string_view>
+#include <unordered_set>
+#include <utility>
 #include <variant>
 
 #include <fmt/format.h>
+
+#include "core/shape_rules.h"
 
 namespace wb {
 
@@ -170,20 +172,28 @@ std::size_t allocationRoot(const std::vector<LifetimeSpec>& specs, std::size_t s
 
 std::vector<std::int64_t> liveBytesByIndex(const std::vector<LifetimeSpec>& specs, int maxIndex) {
   std::vector<std::int64_t> live(static_cast<std::size_t>(std::max(maxIndex, 0)) + 1, 0);
-  // Group each allocation's members; it counts once per index, at its largest member's size.
-  std::map<std::size_t, std::vector<std::size_t>> members;
-  for (std::size_t s = 0; s < specs.size(); ++s) members[allocationRoot(specs, s)].push_back(s);
-  for (const auto& [root, group] : members) {
+  // Group each allocation's members (specs by their allocation root); it counts once per index,
+  // at its largest member's size. `counted[i]` is the last group that counted index i, so that
+  // members overlapping in time count their allocation once.
+  std::vector<std::pair<std::size_t, std::size_t>> byRoot(specs.size());  // (root, spec)
+  for (std::size_t s = 0; s < specs.size(); ++s) byRoot[s] = {allocationRoot(specs, s), s};
+  std::sort(byRoot.begin(), byRoot.end());
+  std::vector<std::size_t> counted(live.size(), specs.size());
+  for (std::size_t first = 0; first < byRoot.size();) {
+    std::size_t last = first;
     std::int64_t bytes = 0;
-    std::vector<bool> covered(live.size(), false);
-    for (std::size_t s : group) {
-      bytes = std::max(bytes, specs[s].allocatedBytes);
-      int from = std::max(specs[s].start, 0);
-      int to = std::min(specs[s].end, maxIndex);
-      for (int i = from; i <= to; ++i) covered[static_cast<std::size_t>(i)] = true;
+    for (; last < byRoot.size() && byRoot[last].first == byRoot[first].first; ++last)
+      bytes = std::max(bytes, specs[byRoot[last].second].allocatedBytes);
+    for (std::size_t k = first; k < last; ++k) {
+      const LifetimeSpec& spec = specs[byRoot[k].second];
+      for (int i = std::max(spec.start, 0); i <= std::min(spec.end, maxIndex); ++i) {
+        std::size_t& mark = counted[static_cast<std::size_t>(i)];
+        if (mark == byRoot[first].first) continue;
+        mark = byRoot[first].first;
+        live[static_cast<std::size_t>(i)] += bytes;
+      }
     }
-    for (std::size_t i = 0; i < live.size(); ++i)
-      if (covered[i]) live[i] += bytes;
+    first = last;
   }
   return live;
 }
@@ -224,6 +234,22 @@ using Sizing = std::variant<std::int64_t, NotTensor, Unsized>;
 // nbytes of a node's type annotation.
 Sizing sizeFromType(std::string_view typeText) {
   if (typeText.empty()) return Unsized{"no type annotation"};
+  // Most annotations are static shapes: read without building a TensorType (an allocation or
+  // two each). parseStaticShape accepts a subset of what parseTensorType reads as static, with
+  // the same dimensions; anything else takes the general path below.
+  if (std::optional<StaticShape> shape = parseStaticShape(typeText)) {
+    const std::string_view trimmed = typeText.substr(typeText.find_first_not_of(" \t"));
+    const int elementSize = dtypeElementSize(trimmed.substr(0, trimmed.find('[')));
+    if (elementSize == 0) return Unsized{fmt::format("unknown dtype in {}", typeText)};
+    std::int64_t numel = 1;
+    for (std::int64_t d : shape->view()) {
+      if (d != 0 && numel > std::numeric_limits<std::int64_t>::max() / d) return Unsized{fmt::format("size of {} overflows", typeText)};
+      numel *= d;
+    }
+    if (numel > std::numeric_limits<std::int64_t>::max() / elementSize)
+      return Unsized{fmt::format("size of {} overflows", typeText)};
+    return numel * elementSize;
+  }
   std::optional<TensorType> type = parseTensorType(typeText);
   if (!type) return NotTensor{};  // "Sym(s0)", "int", ...
   if (!type->isStatic()) return Unsized{fmt::format("symbolic shape {}", typeText)};

@@ -232,6 +232,34 @@ TEST(MemPlanLifetimes, ConstantsAreNotPlannedAndUnsizedNodesAreReported) {
   EXPECT_EQ(m.unplanned[1].node, "add");
 }
 
+// Every form of annotation is sized as TensorType reads it (static shapes take a path of their
+// own): spaces inside and around, every dtype width, a 0-d tensor, an empty dimension, an
+// unknown dtype and an element count or byte count past int64.
+TEST(MemPlanLifetimes, SizesEveryAnnotationFormAsTensorTypeReadsIt) {
+  const std::vector<std::pair<std::string, std::int64_t>> sized = {
+      {"f32[2, 3]", 24}, {" f32[2,3] ", 24}, {"f32[ 2 , 3 ]", 24}, {"f64[5]", 40}, {"bf16[3]", 6},
+      {"b8[7]", 7},      {"c128[1]", 16},    {"i64[]", 8},         {"u8[0, 9]", 0}};
+  for (const auto& [type, nbytes] : sized) {
+    Program p = Sketch().input("x", type).call("y", "aten::clone", {R("x")}, type).userOutput("y").finish();
+    MemoryPlan m = plan(p);
+    ASSERT_NE(tensor(m, "y"), nullptr) << type;
+    EXPECT_EQ(tensor(m, "y")->nbytes, nbytes) << type;
+    EXPECT_TRUE(m.unplanned.empty()) << type;
+  }
+  const std::vector<std::pair<std::string, std::string>> unsized = {
+      {"q7[2]", "unknown dtype in q7[2]"},
+      {"f32[4611686018427387904, 4]", "size of f32[4611686018427387904, 4] overflows"},
+      {"f32[2305843009213693952]", "size of f32[2305843009213693952] overflows"},
+      {"f32[2, s0]", "symbolic shape f32[2, s0]"}};
+  for (const auto& [type, reason] : unsized) {
+    Program p = Sketch().input("x", "f32[2]").call("y", "aten::clone", {R("x")}, type).userOutput("y").finish();
+    MemoryPlan m = plan(p);
+    ASSERT_EQ(m.unplanned.size(), 1u) << type;
+    EXPECT_EQ(m.unplanned[0].node, "y");
+    EXPECT_EQ(m.unplanned[0].reason, reason);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Views: ReplaceViewCopyWithViewPass.
 
