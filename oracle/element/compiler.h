@@ -58,6 +58,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -435,7 +436,10 @@ class ElementCompiler {
       case CValue::Kind::Int:
       case CValue::Kind::Bool: return v.i;
       case CValue::Kind::Float:
-        if (v.f == static_cast<double>(static_cast<std::int64_t>(v.f))) return static_cast<std::int64_t>(v.f);
+        // A float that is an integer of int64's range (-2^63 <= f < 2^63) is that integer; the
+        // cast of anything else (inf, nan, 1e300) is undefined, so it is tested first.
+        if (std::isfinite(v.f) && v.f == std::trunc(v.f) && v.f >= -0x1p63 && v.f < 0x1p63)
+          return static_cast<std::int64_t>(v.f);
         break;
       default: break;
     }
