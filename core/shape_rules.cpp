@@ -9,8 +9,9 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <unordered_map>
+#include <functional>
 #include <utility>
+#include <vector>
 
 namespace wb {
 
@@ -240,13 +241,15 @@ struct Unknown {};
 
 class ShapeChecker {
  public:
-  explicit ShapeChecker(const Graph& graph) : graph_(graph), state_(graph.nodes.size(), kUnparsed), at_(graph.nodes.size()) {}
+  explicit ShapeChecker(const Graph& graph) : graph_(graph), state_(graph.nodes.size(), kUnparsed), at_(graph.nodes.size()) {
+    pool_.reserve(2 * graph.nodes.size());  // most annotations have rank 2 or less: one allocation
+  }
 
   std::vector<ShapeContradiction> run() {
     for (std::size_t i = 0; i < graph_.nodes.size(); ++i) {
       const Node& node = graph_.nodes[i];
       if (node.op != NodeOp::CallFunction) continue;
-      const OpRule& rule = ruleFor(node);
+      const OpRule rule = ruleFor(node);
       if (rule.rule == Rule::None || rule.rule == Rule::ListView) continue;
       // An in-place op writes its self: a constant there has no storage to write, and an
       // analysis would find no value for the op's result to alias.
@@ -279,14 +282,21 @@ class ShapeChecker {
  private:
   static constexpr std::uint8_t kUnparsed = 0xff, kNotStatic = 0xfe;
 
-  const OpRule& ruleFor(const Node& node) {
+  // The rule of a node's target, worked out once per target text block (a program has few),
+  // kept sorted by the block's address: a look-up is a binary search, and a program of a few
+  // targets makes one allocation for them all.
+  OpRule ruleFor(const Node& node) {
     const std::string* key = &node.target.str();
-    if (key == lastKey_) return *lastRule_;
-    auto it = rules_.find(key);
-    if (it == rules_.end()) it = rules_.emplace(key, ruleOf(node)).first;
+    if (key == lastKey_) return lastRule_;
+    if (rules_.empty()) rules_.reserve(16);
+    auto it = std::lower_bound(rules_.begin(), rules_.end(), key,
+                               [](const std::pair<const std::string*, OpRule>& r, const std::string* k) {
+                                 return std::less<const std::string*>()(r.first, k);
+                               });
+    if (it == rules_.end() || it->first != key) it = rules_.insert(it, {key, ruleOf(node)});
     lastKey_ = key;
-    lastRule_ = &it->second;
-    return it->second;
+    lastRule_ = it->second;
+    return lastRule_;
   }
 
   // The static shape of node `id`'s annotation, parsed once.
@@ -379,20 +389,19 @@ class ShapeChecker {
     return out;
   }
 
-  // The tensors among the top-level arguments (positional and keyword); unknown if an argument
-  // refers to a node whose annotation is no static tensor shape (a SymInt, a missing one).
-  std::vector<StaticShape> tensorArguments(const Node& node) {
-    std::vector<StaticShape> out;
-    out.reserve(node.args.size() + node.kwargs.size());
+  // Calls f(shape) for each tensor among the top-level arguments (positional and keyword), in
+  // order; unknown if an argument refers to a node whose annotation is no static tensor shape
+  // (a SymInt, a missing one). No list of them is built: a pointwise node is most nodes.
+  template <typename F>
+  void forEachTensorArgument(const Node& node, F&& f) {
     auto take = [&](const Arg& a) {
-      if (a.isRef()) out.push_back(tensor(&a));
+      if (a.isRef()) f(tensor(&a));
       else if (a.isSequence())
         for (const Arg& item : a.items)
           if (item.isRef()) throw Unknown{};  // a list of tensors in a pointwise op: not known here
     };
     for (const Arg& a : node.args) take(a);
     for (const auto& kw : node.kwargs) take(kw.second);
-    return out;
   }
 
   // --- The rules ----------------------------------------------------------------------------
@@ -403,18 +412,20 @@ class ShapeChecker {
       case Rule::SameAsSelf:
       case Rule::FactoryLike: return tensor(node, 0, "self");
       case Rule::Pointwise: {
-        std::vector<StaticShape> shapes = tensorArguments(node);
-        if (shapes.empty()) throw Unknown{};
-        if (rule.inplace) {
-          for (std::size_t k = 1; k < shapes.size(); ++k)
-            if (!(broadcast(shapes[0], shapes[k]) == shapes[0]))
-              contradiction("an argument of shape " + formatShape(shapes[k].view()) +
-                            " does not broadcast to the self's " + formatShape(shapes[0].view()));
-          return shapes[0];
-        }
-        StaticShape out = shapes[0];
-        for (std::size_t k = 1; k < shapes.size(); ++k) out = broadcast(out, shapes[k]);
-        return out;
+        // In place, every other tensor must broadcast to the self's shape, which is the result;
+        // otherwise the result is the broadcast of them all. A contradiction counts only when
+        // every tensor argument is known, hence a first pass that only asks for them.
+        forEachTensorArgument(node, [](const StaticShape&) {});
+        std::optional<StaticShape> out;
+        forEachTensorArgument(node, [&](const StaticShape& shape) {
+          if (!out) out = shape;
+          else if (!rule.inplace) out = broadcast(*out, shape);
+          else if (!(broadcast(*out, shape) == *out))
+            contradiction("an argument of shape " + formatShape(shape.view()) + " does not broadcast to the self's " +
+                          formatShape(out->view()));
+        });
+        if (!out) throw Unknown{};
+        return *out;
       }
       case Rule::Copy: {
         StaticShape self = tensor(node, 0, "self"), src = tensor(node, 1, "src");
@@ -695,7 +706,7 @@ class ShapeChecker {
   const Node* splitOf(const Node& node) {
     if (node.args.size() < 2 || !node.args[0].isRef() || node.args[1].kind != Arg::Kind::Int) return nullptr;
     const Node& container = graph_.nodes[node.args[0].node];
-    const OpRule& rule = ruleFor(container);
+    const OpRule rule = ruleFor(container);
     if (rule.rule != Rule::ListView || rule.inplace) return nullptr;
     return &container;
   }
@@ -705,7 +716,7 @@ class ShapeChecker {
     const Node* split = splitOf(node);
     if (split == nullptr) throw Unknown{};
     const Node& container = *split;
-    const OpRule& rule = ruleFor(container);
+    const OpRule rule = ruleFor(container);
     const std::string_view t = rule.target;
     StaticShape self = tensor(container, 0, "self");
     const bool unbind = t.find("unbind") != std::string_view::npos;
@@ -748,9 +759,9 @@ class ShapeChecker {
   std::vector<std::uint8_t> state_;  // per node: kUnparsed, kNotStatic, or the rank of its shape
   std::vector<std::uint32_t> at_;    // per parsed node: its dims at pool_[at_, at_ + rank)
   std::vector<std::int64_t> pool_;
-  std::unordered_map<const std::string*, OpRule> rules_;  // by target text block
+  std::vector<std::pair<const std::string*, OpRule>> rules_;  // by target text block, sorted
   const std::string* lastKey_ = nullptr;
-  const OpRule* lastRule_ = nullptr;
+  OpRule lastRule_;
   std::size_t current_ = 0;
   const OpRule* currentRule_ = nullptr;
   std::vector<ShapeContradiction> found_;

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "core/name_index.h"
 #include "core/shape_rules.h"
@@ -348,17 +349,27 @@ class MutatedInputs {
 
 // Whether `value`'s annotated shape broadcasts into `target`'s (trailing dimensions equal, or 1
 // in the value). Unknown or symbolic shapes are taken to fit: only what is annotated is checked.
+bool trailingDimsFit(std::span<const std::int64_t> value, std::span<const std::int64_t> target) {
+  if (value.size() > target.size()) return false;
+  for (std::size_t k = 1; k <= value.size(); ++k) {
+    const std::int64_t vd = value[value.size() - k], td = target[target.size() - k];
+    if (vd != td && vd != 1) return false;
+  }
+  return true;
+}
+
 bool broadcastsInto(const Node& value, const Node& target) {
+  // Static shapes, the usual case, without building TensorTypes; the rest as TensorType reads it.
+  const std::optional<StaticShape> vs = parseStaticShape(value.typeText), ts = parseStaticShape(target.typeText);
+  if (vs && ts) return trailingDimsFit(vs->view(), ts->view());
   const std::optional<TensorType> v = value.tensorType(), t = target.tensorType();
   if (!v || !t) return true;
   for (const Dim& d : v->shape) if (!d.isStatic()) return true;
   for (const Dim& d : t->shape) if (!d.isStatic()) return true;
-  if (v->shape.size() > t->shape.size()) return false;
-  for (std::size_t k = 1; k <= v->shape.size(); ++k) {
-    const std::int64_t vd = v->shape[v->shape.size() - k].size, td = t->shape[t->shape.size() - k].size;
-    if (vd != td && vd != 1) return false;
-  }
-  return true;
+  std::vector<std::int64_t> vd, td;
+  for (const Dim& d : v->shape) vd.push_back(d.size);
+  for (const Dim& d : t->shape) td.push_back(d.size);
+  return trailingDimsFit(vd, td);
 }
 
 void checkSignature(const Program& program, const GraphFacts& facts, Reporter& report) {
