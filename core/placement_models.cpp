@@ -12,17 +12,18 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
-#include <functional>
-#include <map>
 #include <optional>
-#include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/name_index.h"
 #include "core/rewrite.h"
+#include "core/shape_rules.h"
 
 namespace wb {
 // Helpers live in their own namespace so that names later added to `wb` cannot clash with them.
@@ -32,27 +33,48 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // What FX keeps on every node: its index (node_order), its distinct input nodes
 // (`all_input_nodes`, in first-use order) and its distinct users (`users`, in graph order).
+// Two flat tables (node i's inputs are inputList[inputStart[i], inputStart[i + 1]), its users
+// likewise): every model analyses the program it places, and two vectors per node were most of
+// a model's allocations.
 
 struct GraphFacts {
-  std::vector<std::vector<std::size_t>> inputs;
-  std::vector<std::vector<std::size_t>> users;
+  std::vector<std::uint32_t> inputStart, inputList;
+  std::vector<std::uint32_t> userStart, userList;
+
+  std::span<const std::uint32_t> inputs(std::size_t i) const {
+    return std::span(inputList).subspan(inputStart[i], inputStart[i + 1] - inputStart[i]);
+  }
+  std::span<const std::uint32_t> users(std::size_t i) const {
+    return std::span(userList).subspan(userStart[i], userStart[i + 1] - userStart[i]);
+  }
 };
 
 GraphFacts analyse(const Graph& graph) {
   GraphFacts facts;
   const std::size_t n = graph.nodes.size();
-  facts.inputs.resize(n);
-  facts.users.resize(n);
+  facts.inputStart.reserve(n + 1);
+  facts.inputStart.push_back(0);
+  facts.inputList.reserve(2 * n);
   for (std::size_t i = 0; i < n; ++i) {
-    std::vector<std::size_t>& inputs = facts.inputs[i];
+    const std::size_t first = facts.inputList.size();
     auto addInput = [&](NodeId input) {
-      if (std::find(inputs.begin(), inputs.end(), input) == inputs.end()) inputs.push_back(input);
+      const auto begin = facts.inputList.begin() + static_cast<std::ptrdiff_t>(first);
+      if (std::find(begin, facts.inputList.end(), input) == facts.inputList.end()) facts.inputList.push_back(input);
     };
     const Node& node = graph.nodes[i];
     for (const Arg& a : node.args) forEachRef(a, addInput);
     for (const auto& [key, a] : node.kwargs) forEachRef(a, addInput);
-    for (std::size_t input : inputs) facts.users[input].push_back(i);
+    facts.inputStart.push_back(static_cast<std::uint32_t>(facts.inputList.size()));
   }
+  // Users: count each node's, make userStart[k] the end of k's run, then fill the runs from
+  // the back in reverse graph order, which leaves userStart[k] at the start of k's run and
+  // every run in graph order.
+  facts.userStart.assign(n + 1, 0);
+  for (std::uint32_t input : facts.inputList) ++facts.userStart[input];
+  for (std::size_t k = 1; k <= n; ++k) facts.userStart[k] += facts.userStart[k - 1];
+  facts.userList.resize(facts.inputList.size());
+  for (std::size_t i = n; i-- > 0;)
+    for (std::uint32_t input : facts.inputs(i)) facts.userList[--facts.userStart[input]] = static_cast<std::uint32_t>(i);
   return facts;
 }
 
@@ -69,6 +91,19 @@ const Schema* schemaOf(const Node& node, const SchemaTable& schemas) {
 }
 
 std::string percent(const std::string& name) { return "%" + name; }
+
+// The parts one after another (`parts`, then `more`), in one allocation: the models explain
+// every copy they plan and every output they skip, and a chain of `+` allocates at every step.
+std::string joined(std::initializer_list<std::string_view> parts, std::initializer_list<std::string_view> more = {}) {
+  std::size_t size = 0;
+  for (std::string_view part : parts) size += part.size();
+  for (std::string_view part : more) size += part.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view part : parts) out += part;
+  for (std::string_view part : more) out += part;
+  return out;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Upstream's choice of write-backs (executorch-semantics §2.1 steps 1-3, §2.2). The PR and the
@@ -89,7 +124,9 @@ struct Selection {
 // torch.export gives a USER_INPUT a TensorArgument unless it is a SymInt or a constant; the
 // annotation tells us which. Without an annotation we assume a tensor (the common case).
 bool isTensorUserInput(const Node& placeholder) {
-  return placeholder.typeText.empty() || placeholder.tensorType().has_value();
+  // A static shape is read without building a TensorType (an allocation per dimension); every
+  // annotation it reads is a tensor type.
+  return placeholder.typeText.empty() || parseStaticShape(placeholder.typeText) || placeholder.tensorType().has_value();
 }
 
 // `_inplace_lineage(ret, gs, kind)` (§2.2): follow args[0] through in-place-kind schemas to a
@@ -123,10 +160,13 @@ std::optional<std::size_t> inplaceLineage(const Program& program, const SchemaTa
   return std::nullopt;
 }
 
-std::string describeSpec(std::size_t index, const OutputSpec& spec) {
-  std::string value = spec.name.empty() ? std::string("a constant") : percent(spec.name);
-  return "output " + std::to_string(index) + " (" + std::string(toString(spec.kind)) + " target='" +
-         spec.target + "', value " + value + ")";
+// "output 2 (BUFFER_MUTATION target='k', value %kp)" followed by `then`.
+std::string describeSpec(std::size_t index, const OutputSpec& spec, std::initializer_list<std::string_view> then) {
+  const std::string number = std::to_string(index);
+  const bool constant = spec.name.empty();
+  return joined({"output ", number, " (", toString(spec.kind), " target='", spec.target, "', value ",
+                 constant ? "a constant" : "%", constant ? "" : spec.name, ")"},
+                then);
 }
 
 Selection selectUpstreamWriteBacks(const Program& program, const SchemaTable& schemas) {
@@ -137,55 +177,64 @@ Selection selectUpstreamWriteBacks(const Program& program, const SchemaTable& sc
   // Steps 1-2: lifted_inputs zipped with the placeholders into one plain dict. FQNs and user
   // input names share it, and a later entry wins: a user input `x` hides a buffer with FQN `x`.
   std::vector<std::size_t> placeholders;
+  placeholders.reserve(signature.inputs.size());
   for (std::size_t i = 0; i < graph.nodes.size(); ++i)
     if (graph.nodes[i].isPlaceholder()) placeholders.push_back(i);
   if (placeholders.size() != signature.inputs.size()) {
     selection.failure = "AssertionError: placeholders and input specs differ in number";
     return selection;
   }
-  std::map<std::string, std::size_t, std::less<>> inputNameToNode;
-  for (std::size_t k = 0; k < placeholders.size(); ++k) {
+  // Input spec k's key in that dict: its FQN, or a tensor user input's name; none for a token.
+  auto keyOf = [&](std::uint32_t k) -> std::string_view {
+    const InputSpec& in = signature.inputs[k];
+    return in.kind == InputKind::UserInput ? std::string_view(in.name) : std::string_view(in.target);
+  };
+  // The index keeps the first id of a key, so the specs go in last to first.
+  FlatNameIndex<decltype(keyOf)> inputNameToNode(keyOf, placeholders.size());
+  for (std::size_t k = placeholders.size(); k-- > 0;) {
     const InputSpec& in = signature.inputs[k];
     switch (in.kind) {
       case InputKind::Buffer:
       case InputKind::ConstantTensor:
       case InputKind::Parameter:
-      case InputKind::CustomObj: inputNameToNode[in.target] = placeholders[k]; break;
+      case InputKind::CustomObj: inputNameToNode.insert(static_cast<std::uint32_t>(k)); break;
       case InputKind::UserInput:
-        if (isTensorUserInput(graph.nodes[placeholders[k]])) inputNameToNode[in.name] = placeholders[k];
+        if (isTensorUserInput(graph.nodes[placeholders[k]])) inputNameToNode.insert(static_cast<std::uint32_t>(k));
         break;
       case InputKind::Token: break;
     }
   }
 
   // Step 3: mutated_outputs.
-  const std::vector<Arg> returned = graph.returnedValues();
+  const std::span<const Arg> returned = graph.returnedArgs();
   if (returned.size() != signature.outputs.size()) {
     selection.failure = "AssertionError: returned values and output specs differ in number";
     return selection;
   }
+  selection.writeBacks.reserve(signature.outputs.size());
   for (std::size_t i = 0; i < signature.outputs.size(); ++i) {
     const OutputSpec& spec = signature.outputs[i];
     if (!isMutation(spec.kind)) continue;
-    auto target = inputNameToNode.find(spec.target);
-    if (target == inputNameToNode.end()) {
-      selection.skipped.push_back(describeSpec(i, spec) + ": target '" + spec.target +
-                                  "' is not in the lifted-input table, so no write-back (§2.1 step 3)");
+    const std::uint32_t targetSpec = inputNameToNode.find(spec.target);
+    if (targetSpec == decltype(inputNameToNode)::kNone) {
+      selection.skipped.push_back(describeSpec(
+          i, spec, {": target '", spec.target, "' is not in the lifted-input table, so no write-back (§2.1 step 3)"}));
       continue;
     }
+    const std::size_t targetNode = placeholders[targetSpec];
     if (std::optional<std::size_t> terminal = inplaceLineage(program, schemas, returned[i], spec.kind)) {
       const std::string& reached = graph.nodes[*terminal].name;
-      std::string why = describeSpec(i, spec) + ": in-place lineage ends at " + percent(reached);
-      if (*terminal == target->second)
-        why += ", the target itself";
+      if (*terminal == targetNode)
+        selection.skipped.push_back(describeSpec(i, spec, {": in-place lineage ends at %", reached, ", the target itself"}));
       else
-        why += std::string(", which is ") +
-               (spec.kind == OutputKind::BufferMutation ? "a buffer" : "a user input") + " but not the target " +
-               percent(graph.nodes[target->second].name) + " (bug B1: the write-back is lost)";
-      selection.skipped.push_back(std::move(why));
+        selection.skipped.push_back(describeSpec(
+            i, spec,
+            {": in-place lineage ends at %", reached, ", which is ",
+             spec.kind == OutputKind::BufferMutation ? "a buffer" : "a user input", " but not the target %",
+             graph.nodes[targetNode].name, " (bug B1: the write-back is lost)"}));
       continue;
     }
-    selection.writeBacks.push_back({i, target->second, nodeIndex(returned[i])});
+    selection.writeBacks.push_back({i, targetNode, nodeIndex(returned[i])});
   }
   return selection;
 }
@@ -264,12 +313,12 @@ void eliminateDeadCode(Graph& graph, const SchemaTable& schemas) {
   const GraphFacts facts = analyse(graph);
   const std::size_t n = graph.nodes.size();
   std::vector<std::size_t> userCount(n);
-  for (std::size_t i = 0; i < n; ++i) userCount[i] = facts.users[i].size();
+  for (std::size_t i = 0; i < n; ++i) userCount[i] = facts.users(i).size();
   std::vector<bool> erased(n, false);
   for (std::size_t i = n; i-- > 0;) {
     if (userCount[i] != 0 || isImpure(graph.nodes[i], schemas)) continue;
     erased[i] = true;
-    for (std::size_t input : facts.inputs[i]) --userCount[input];
+    for (std::size_t input : facts.inputs(i)) --userCount[input];
   }
   eraseNodes(graph, erased);  // every user of an erased node is erased too
 }
@@ -295,7 +344,7 @@ enum class SameAnchorOrder {
 // spec renaming: B2), runs DCE and explains each copy. The layout and DCE apply to every model:
 // the PR and the draft change only where `_insert_copy` puts the copies, and the `lint();
 // eliminate_dead_code()` of the enclosing pass stays (§2.1 steps 4-6).
-PlacedProgram realise(const Program& program, const Selection& selection, const std::vector<PlannedCopy>& plan,
+PlacedProgram realise(const Program& program, std::vector<std::string> skipped, std::vector<PlannedCopy> plan,
                       SameAnchorOrder sameAnchor, const SchemaTable& schemas) {
   // insertWriteBacks resolves the written placeholder by (kind, name), correctly. Upstream
   // writes input_name_to_node[spec.target], which a same-named user input may hide (§2.1 step
@@ -303,6 +352,7 @@ PlacedProgram realise(const Program& program, const Selection& selection, const 
   // its placeholder as a user-input mutation, then restore the real kinds and targets.
   Program scratch = program;
   std::vector<CopyInsertion> requests;
+  requests.reserve(plan.size());
   for (const PlannedCopy& copy : plan) {
     const std::size_t out = copy.writeBack.outputIndex;
     const std::string& placeholder = program.graph.nodes[copy.writeBack.bufferNode].name;
@@ -314,7 +364,9 @@ PlacedProgram realise(const Program& program, const Selection& selection, const 
   }
   RewriteResult rewritten = insertWriteBacks(std::move(scratch), requests, OutputOrder::CopiesFirst, CopyNames::Fx);
   Program& result = rewritten.program;
-  result.signature.inputs = program.signature.inputs;
+  // The rewrite changes no input spec: restoring the kinds restores them.
+  for (std::size_t k = 0; k < result.signature.inputs.size(); ++k)
+    result.signature.inputs[k].kind = program.signature.inputs[k].kind;
   for (std::size_t i = 0; i < result.signature.outputs.size(); ++i) {
     result.signature.outputs[i].kind = program.signature.outputs[i].kind;
     result.signature.outputs[i].target = program.signature.outputs[i].target;
@@ -322,17 +374,22 @@ PlacedProgram realise(const Program& program, const Selection& selection, const 
 
   if (sameAnchor == SameAnchorOrder::Reversed) {
     // Copies anchored at the same node are contiguous, in request order: reverse each run.
-    std::map<std::size_t, std::vector<std::size_t>> byAnchor;
-    for (std::size_t r = 0; r < plan.size(); ++r) byAnchor[plan[r].afterNode].push_back(r);
-    for (const auto& [anchor, group] : byAnchor) {
-      if (group.size() < 2) continue;
-      const std::size_t first = rewritten.copyPositions[group.front()];
-      if (first + group.size() > result.graph.nodes.size()) continue;
+    // The requests by (anchor, request): each run of one anchor is a group, in request order.
+    std::vector<std::pair<std::size_t, std::size_t>> byAnchor;
+    byAnchor.reserve(plan.size());
+    for (std::size_t r = 0; r < plan.size(); ++r) byAnchor.emplace_back(plan[r].afterNode, r);
+    std::sort(byAnchor.begin(), byAnchor.end());
+    for (std::size_t g = 0, end = 0; g < byAnchor.size(); g = end) {
+      for (end = g + 1; end < byAnchor.size() && byAnchor[end].first == byAnchor[g].first;) ++end;
+      const std::size_t size = end - g;
+      if (size < 2) continue;
+      const std::size_t first = rewritten.copyPositions[byAnchor[g].second];
+      if (first + size > result.graph.nodes.size()) continue;
       auto begin = result.graph.nodes.begin() + static_cast<std::ptrdiff_t>(first);
-      std::reverse(begin, begin + static_cast<std::ptrdiff_t>(group.size()));
+      std::reverse(begin, begin + static_cast<std::ptrdiff_t>(size));
       std::vector<NodeId> oldToNew(result.graph.nodes.size());
       for (std::size_t i = 0; i < oldToNew.size(); ++i) oldToNew[i] = static_cast<NodeId>(i);
-      for (std::size_t j = 0; j < group.size(); ++j) oldToNew[first + j] = static_cast<NodeId>(first + group.size() - 1 - j);
+      for (std::size_t j = 0; j < size; ++j) oldToNew[first + j] = static_cast<NodeId>(first + size - 1 - j);
       renumberReferences(result.graph, oldToNew);
     }
   }
@@ -340,20 +397,23 @@ PlacedProgram realise(const Program& program, const Selection& selection, const 
   eliminateDeadCode(result.graph, schemas);
 
   PlacedProgram placed;
-  placed.skipped = selection.skipped;
-  std::map<std::string, std::size_t, std::less<>> planByCopyName;
-  for (std::size_t r = 0; r < plan.size(); ++r) planByCopyName.emplace(rewritten.copyNames[r], r);
+  placed.skipped = std::move(skipped);
+  auto copyName = [&](std::uint32_t r) { return std::string_view(rewritten.copyNames[r]); };
+  FlatNameIndex<decltype(copyName)> planByCopyName(copyName, plan.size());  // the first of a name
+  for (std::size_t r = 0; r < plan.size(); ++r) planByCopyName.insert(static_cast<std::uint32_t>(r));
+  placed.copies.reserve(plan.size());
   for (const Node& node : result.graph.nodes) {
-    auto it = planByCopyName.find(node.name);
-    if (it == planByCopyName.end()) continue;
-    const PlannedCopy& copy = plan[it->second];
+    const std::uint32_t r = planByCopyName.find(node.name);
+    if (r == decltype(planByCopyName)::kNone) continue;
+    PlannedCopy& copy = plan[r];
     CopyExplanation explanation;
     explanation.copyNode = node.name;
     explanation.buffer = program.graph.nodes[copy.writeBack.bufferNode].name;
     explanation.value = copy.writeBack.valueNode ? program.graph.nodes[*copy.writeBack.valueNode].name : "";
     explanation.rule = copy.rule;
-    explanation.bindingNode = copy.bindingNode;
-    explanation.text = copy.text;
+    // The copies' names are fresh in the graph, so each planned copy is met once.
+    explanation.bindingNode = std::move(copy.bindingNode);
+    explanation.text = std::move(copy.text);
     placed.copies.push_back(std::move(explanation));
   }
   placed.program = std::move(result);
@@ -454,9 +514,9 @@ bool mutatesInput(const Node& node, std::size_t alias, Pr20744Version version, c
 // (H10). O(N * fan-in) per call, and called per copy: kept, as in the PR. (The PR walks the
 // graph with the copies inserted so far; those copies have no users yet and are not in
 // node_order, so they cannot change any decision, and we walk the input graph.)
-std::vector<bool> collectAliases(const Graph& graph, const GraphFacts& facts, std::size_t seed,
-                                 Pr20744Version version, const SchemaTable& schemas) {
-  std::vector<bool> aliases(graph.nodes.size(), false);
+void collectAliases(const Graph& graph, const GraphFacts& facts, std::size_t seed, Pr20744Version version,
+                    const SchemaTable& schemas, std::vector<bool>& aliases) {
+  aliases.assign(graph.nodes.size(), false);  // the caller's vector, reused
   aliases[seed] = true;
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     if (aliases[i]) continue;
@@ -469,75 +529,92 @@ std::vector<bool> collectAliases(const Graph& graph, const GraphFacts& facts, st
       }
     }
     bool fed = false;
-    for (std::size_t input : facts.inputs[i])
+    for (std::size_t input : facts.inputs(i))
       if (aliases[input]) { fed = true; break; }
     if (fed && mayAliasInput(node, version, schemas)) aliases[i] = true;
   }
-  return aliases;
 }
 
-std::vector<bool> aliasesOfValue(const Graph& graph, const GraphFacts& facts, std::optional<std::size_t> value,
-                                 Pr20744Version version, const SchemaTable& schemas) {
+void aliasesOfValue(const Graph& graph, const GraphFacts& facts, std::optional<std::size_t> value,
+                    Pr20744Version version, const SchemaTable& schemas, std::vector<bool>& aliases) {
   // A constant mutation value (rejected by validation) has no aliases.
-  if (!value) return std::vector<bool>(graph.nodes.size(), false);
-  return collectAliases(graph, facts, *value, version, schemas);
+  if (!value) aliases.assign(graph.nodes.size(), false);
+  else collectAliases(graph, facts, *value, version, schemas, aliases);
 }
 
-std::string throughAlias(const Graph& graph, std::size_t alias, std::size_t seed) {
-  if (alias == seed) return "";
-  return " through " + percent(graph.nodes[alias].name);
+// " through %alias", or nothing when the alias is the seed itself.
+std::string_view throughAlias(std::size_t alias, std::size_t seed) { return alias == seed ? "" : " through %"; }
+std::string_view aliasName(const Graph& graph, std::size_t alias, std::size_t seed) {
+  return alias == seed ? std::string_view() : std::string_view(graph.nodes[alias].name);
 }
 
 // The floor both the PR and the draft start from: R0 the last placeholder, then R1 the value
-// if it comes later. Returns the copy with that rule and sets `latest` to its anchor. Without a
-// placeholder (b6457f4's "no placeholder floor") the floor is the value; a write-back always
-// writes a placeholder, so that case has no copy to place.
-PlannedCopy placeholderAndValueFloor(const Graph& graph, std::optional<std::size_t> lastPlaceholderIndex,
-                                     const SelectedWriteBack& writeBack, std::size_t& latest) {
+// if it comes later. Returns the copy with that rule and sets `latest` to its anchor (the text
+// is written once the rule is final: floorText). Without a placeholder (b6457f4's "no
+// placeholder floor") the floor is the value; a write-back always writes a placeholder, so that
+// case has no copy to place.
+PlannedCopy placeholderAndValueFloor(std::optional<std::size_t> lastPlaceholderIndex, const SelectedWriteBack& writeBack,
+                                     std::size_t& latest) {
   PlannedCopy copy;
   copy.writeBack = writeBack;
   latest = lastPlaceholderIndex.value_or(0);
   copy.rule = CopyRule::R0;
-  copy.text = "after " + percent(graph.nodes[latest].name) + ": the last placeholder";
   if (writeBack.valueNode && (!lastPlaceholderIndex || *writeBack.valueNode > latest)) {
     latest = *writeBack.valueNode;
     copy.rule = CopyRule::R1;
-    copy.text = "after " + percent(graph.nodes[latest].name) + ": defines the value";
   }
   return copy;
+}
+
+// The text of a copy its floor binds (rule R0 or R1) after `latest`.
+std::string floorText(const Graph& graph, CopyRule rule, std::size_t latest) {
+  return joined({"after %", graph.nodes[latest].name,
+                 rule == CopyRule::R0 ? ": the last placeholder" : ": defines the value"});
 }
 
 // `_insertion_point(buf, val)`: the latest of R0 the last placeholder, R1 the value, R2 every
 // non-output user of an alias of the buffer, R3 every user that may write an alias of the value.
 // Only a strictly later node moves `latest`, so the first rule to reach a node binds it.
+// `aliases` is scratch space, reused from one copy to the next.
 PlannedCopy insertionPoint(const Program& program, const GraphFacts& facts,
                            std::optional<std::size_t> lastPlaceholderIndex, const SelectedWriteBack& writeBack,
-                           Pr20744Version version, const SchemaTable& schemas) {
+                           Pr20744Version version, const SchemaTable& schemas, std::vector<bool>& aliases) {
   const Graph& graph = program.graph;
   const std::string& buffer = graph.nodes[writeBack.bufferNode].name;
   std::size_t latest = 0;
-  PlannedCopy copy = placeholderAndValueFloor(graph, lastPlaceholderIndex, writeBack, latest);
-  const std::vector<bool> bufferAliases = collectAliases(graph, facts, writeBack.bufferNode, version, schemas);
+  PlannedCopy copy = placeholderAndValueFloor(lastPlaceholderIndex, writeBack, latest);
+  std::size_t through = 0;  // the alias through which the binding node was reached (R2, R3)
+  collectAliases(graph, facts, writeBack.bufferNode, version, schemas, aliases);
   for (std::size_t a = 0; a < graph.nodes.size(); ++a) {
-    if (!bufferAliases[a]) continue;
-    for (std::size_t u : facts.users[a]) {
+    if (!aliases[a]) continue;
+    for (std::size_t u : facts.users(a)) {
       if (graph.nodes[u].isOutput() || u <= latest) continue;
       latest = u;
       copy.rule = CopyRule::R2;
-      copy.text = "after " + percent(graph.nodes[u].name) + ": uses the old contents of " + buffer +
-                  throughAlias(graph, a, writeBack.bufferNode);
+      through = a;
     }
   }
-  const std::vector<bool> valueAliases = aliasesOfValue(graph, facts, writeBack.valueNode, version, schemas);
+  aliasesOfValue(graph, facts, writeBack.valueNode, version, schemas, aliases);
   for (std::size_t a = 0; a < graph.nodes.size(); ++a) {
-    if (!valueAliases[a]) continue;
-    for (std::size_t u : facts.users[a]) {
+    if (!aliases[a]) continue;
+    for (std::size_t u : facts.users(a)) {
       if (u <= latest || !mutatesInput(graph.nodes[u], a, version, schemas)) continue;
       latest = u;
       copy.rule = CopyRule::R3;
-      copy.text = "after " + percent(graph.nodes[u].name) + ": may write the value " +
-                  percent(graph.nodes[*writeBack.valueNode].name) + throughAlias(graph, a, *writeBack.valueNode);
+      through = a;
     }
+  }
+  const std::string& at = graph.nodes[latest].name;
+  if (copy.rule == CopyRule::R2) {
+    const std::size_t seed = writeBack.bufferNode;
+    copy.text = joined({"after %", at, ": uses the old contents of ", buffer, throughAlias(through, seed),
+                        aliasName(graph, through, seed)});
+  } else if (copy.rule == CopyRule::R3) {
+    const std::size_t seed = *writeBack.valueNode;
+    copy.text = joined({"after %", at, ": may write the value %", graph.nodes[seed].name, throughAlias(through, seed),
+                        aliasName(graph, through, seed)});
+  } else {
+    copy.text = floorText(graph, copy.rule, latest);
   }
   copy.afterNode = latest;
   copy.bindingNode = graph.nodes[latest].name;
@@ -555,9 +632,10 @@ std::optional<std::string> firstDependence(const Program& program, const GraphFa
   const std::size_t n = graph.nodes.size();
   std::vector<bool> mutatedAliases(n, false);
   std::vector<bool> returnAliases(n, false);
+  std::vector<bool> bufferAliases, valueAliases;  // per write-back, reused
   for (const SelectedWriteBack& writeBack : writeBacks) {
-    const std::vector<bool> bufferAliases = collectAliases(graph, facts, writeBack.bufferNode, version, schemas);
-    const std::vector<bool> valueAliases = aliasesOfValue(graph, facts, writeBack.valueNode, version, schemas);
+    collectAliases(graph, facts, writeBack.bufferNode, version, schemas, bufferAliases);
+    aliasesOfValue(graph, facts, writeBack.valueNode, version, schemas, valueAliases);
     for (std::size_t i = 0; i < n; ++i) {
       if (bufferAliases[i] && returnAliases[i])
         return percent(graph.nodes[i].name) + " aliases the buffer " + graph.nodes[writeBack.bufferNode].name +
@@ -581,23 +659,28 @@ PlannedCopy draftInsertionPoint(const Program& program, const GraphFacts& facts,
                                 std::optional<std::size_t> lastPlaceholderIndex, const SelectedWriteBack& writeBack) {
   const Graph& graph = program.graph;
   std::size_t latest = 0;
-  PlannedCopy copy = placeholderAndValueFloor(graph, lastPlaceholderIndex, writeBack, latest);
-  for (std::size_t u : facts.users[writeBack.bufferNode]) {
+  PlannedCopy copy = placeholderAndValueFloor(lastPlaceholderIndex, writeBack, latest);
+  for (std::size_t u : facts.users(writeBack.bufferNode)) {
     if (graph.nodes[u].isOutput() || u <= latest) continue;
     latest = u;
     copy.rule = CopyRule::R2;
-    copy.text = "after " + percent(graph.nodes[u].name) + ": the last direct user of " +
-                graph.nodes[writeBack.bufferNode].name + " (aliases ignored)";
   }
   if (writeBack.valueNode) {
-    for (std::size_t u : facts.users[*writeBack.valueNode]) {
+    for (std::size_t u : facts.users(*writeBack.valueNode)) {
       if (graph.nodes[u].isOutput() || u <= latest) continue;
       latest = u;
       copy.rule = CopyRule::R3;
-      copy.text = "after " + percent(graph.nodes[u].name) + ": the last direct user of the value " +
-                  percent(graph.nodes[*writeBack.valueNode].name) + " (any user counts as a writer)";
     }
   }
+  const std::string& at = graph.nodes[latest].name;
+  if (copy.rule == CopyRule::R2)
+    copy.text = joined({"after %", at, ": the last direct user of ", graph.nodes[writeBack.bufferNode].name,
+                        " (aliases ignored)"});
+  else if (copy.rule == CopyRule::R3)
+    copy.text = joined({"after %", at, ": the last direct user of the value %", graph.nodes[*writeBack.valueNode].name,
+                        " (any user counts as a writer)"});
+  else
+    copy.text = floorText(graph, copy.rule, latest);
   copy.afterNode = latest;
   copy.bindingNode = graph.nodes[latest].name;
   return copy;
@@ -611,12 +694,12 @@ std::size_t outputIndex(const Graph& graph) { return graph.nodes.empty() ? 0 : g
 PlacedProgram upstreamModel(const Program& program, const SchemaTable& schemas) {
   return guarded(program, "upstream", [&]() -> PlacedProgram {
     if (!program.graph.outputNode()) return failed(program, "the graph has no output node");
-    const GraphFacts facts = analyse(program.graph);
-    const Selection selection = selectUpstreamWriteBacks(program, schemas);
+    Selection selection = selectUpstreamWriteBacks(program, schemas);
     if (selection.failure) return failed(program, *selection.failure);
     // §2.1 step 4: every copy just before the output node, in spec order; copies-first tuple
     // with positional renaming (B2); then DCE (step 5).
     std::vector<PlannedCopy> plan;
+    plan.reserve(selection.writeBacks.size());
     for (const SelectedWriteBack& writeBack : selection.writeBacks) {
       PlannedCopy copy;
       copy.writeBack = writeBack;
@@ -625,7 +708,7 @@ PlacedProgram upstreamModel(const Program& program, const SchemaTable& schemas) 
       copy.text = "before the output: upstream inserts every write-back there, in output-spec order";
       plan.push_back(std::move(copy));
     }
-    return realise(program, selection, plan, SameAnchorOrder::Request, schemas);
+    return realise(program, std::move(selection.skipped), std::move(plan), SameAnchorOrder::Request, schemas);
   });
 }
 
@@ -633,7 +716,7 @@ PlacedProgram pr20744Model(const Program& program, Pr20744Version version, const
   return guarded(program, "pr20744", [&]() -> PlacedProgram {
     if (!program.graph.outputNode()) return failed(program, "the graph has no output node");
     const GraphFacts facts = analyse(program.graph);
-    const Selection selection = selectUpstreamWriteBacks(program, schemas);
+    Selection selection = selectUpstreamWriteBacks(program, schemas);
     if (selection.failure) return failed(program, *selection.failure);
     // ff2892d4: `last_placeholder = [n for n in graph.nodes if n.op == "placeholder"][-1]` runs
     // before anything checks for write-backs (H7): no placeholders means IndexError, even with
@@ -642,8 +725,10 @@ PlacedProgram pr20744Model(const Program& program, Pr20744Version version, const
     if (!last && noPlaceholderRaises(version)) return failed(program, "IndexError: list index out of range");
 
     std::vector<PlannedCopy> plan;
+    plan.reserve(selection.writeBacks.size());
     const std::optional<std::string> dependence =
         firstDependence(program, facts, selection.writeBacks, version, schemas);
+    std::vector<bool> aliases;  // insertionPoint's scratch
     for (const SelectedWriteBack& writeBack : selection.writeBacks) {
       if (dependence) {
         PlannedCopy copy;
@@ -653,14 +738,14 @@ PlacedProgram pr20744Model(const Program& program, Pr20744Version version, const
         copy.text = "before the output, in output-spec order: the independence guard failed (" + *dependence + ")";
         plan.push_back(std::move(copy));
       } else {
-        plan.push_back(insertionPoint(program, facts, last, writeBack, version, schemas));
+        plan.push_back(insertionPoint(program, facts, last, writeBack, version, schemas, aliases));
       }
     }
     // The fallback inserts before the output node, in spec order; otherwise each copy is
     // `inserting_after(latest)`, which reverses copies that share an anchor. The output tuple
     // and the specs are upstream's (the PR keeps that code: B2 persists).
     const SameAnchorOrder sameAnchor = dependence ? SameAnchorOrder::Request : SameAnchorOrder::Reversed;
-    return realise(program, selection, plan, sameAnchor, schemas);
+    return realise(program, std::move(selection.skipped), std::move(plan), sameAnchor, schemas);
   });
 }
 
@@ -668,9 +753,10 @@ PlacedProgram draft13857Model(const Program& program, const SchemaTable& schemas
   return guarded(program, "draft13857", [&]() -> PlacedProgram {
     if (!program.graph.outputNode()) return failed(program, "the graph has no output node");
     const GraphFacts facts = analyse(program.graph);
-    const Selection selection = selectUpstreamWriteBacks(program, schemas);
+    Selection selection = selectUpstreamWriteBacks(program, schemas);
     if (selection.failure) return failed(program, *selection.failure);
     std::vector<PlannedCopy> plan;
+    plan.reserve(selection.writeBacks.size());
     // Every write-back targets a placeholder, so there is one whenever a copy is planned.
     const std::optional<std::size_t> last = lastPlaceholder(program.graph);
     for (const SelectedWriteBack& writeBack : selection.writeBacks)
@@ -678,7 +764,7 @@ PlacedProgram draft13857Model(const Program& program, const SchemaTable& schemas
     // Assumption (the draft's diff is not available): like the PR, the draft inserts each copy
     // with `inserting_after(latest)`, so copies anchored at one node come out in reverse, and
     // keeps upstream's output tuple and spec renaming.
-    return realise(program, selection, plan, SameAnchorOrder::Reversed, schemas);
+    return realise(program, std::move(selection.skipped), std::move(plan), SameAnchorOrder::Reversed, schemas);
   });
 }
 

@@ -111,8 +111,15 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
   // copy name could collide with.
   std::vector<std::size_t> byAnchor(k);
   for (std::size_t r = 0; r < k; ++r) byAnchor[r] = r;
-  std::stable_sort(byAnchor.begin(), byAnchor.end(),
-                   [&](std::size_t a, std::size_t b) { return requests[a].afterNode < requests[b].afterNode; });
+  auto earlier = [&](std::size_t a, std::size_t b) { return requests[a].afterNode < requests[b].afterNode; };
+  if (k <= 16) {
+    // Stable insertion sort: std::stable_sort allocates a buffer, and most programs have a few
+    // write-backs.
+    for (std::size_t r = 1; r < k; ++r)
+      for (std::size_t j = r; j > 0 && earlier(byAnchor[j], byAnchor[j - 1]); --j) std::swap(byAnchor[j], byAnchor[j - 1]);
+  } else {
+    std::stable_sort(byAnchor.begin(), byAnchor.end(), earlier);
+  }
   Program& out = result.program;
   auto take = [&](auto& field) -> decltype(auto) {
     if constexpr (kConsume) return std::move(field); else return field;
@@ -152,7 +159,8 @@ RewriteResult rewrite(std::conditional_t<kConsume, Program&, const Program&> pro
     }
     if (isOutput) {
       Node output = take(in.nodes[i]);
-      output.args = {Arg::tuple(std::move(values))};
+      output.args.clear();  // not `= {...}`: an initializer list would copy the tuple
+      output.args.push_back(Arg::tuple(std::move(values)));
       shifted = true;  // the tuple refers to the copies by their numbers in the edit
       layOut(std::move(output), i);
     }

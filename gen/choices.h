@@ -46,7 +46,8 @@ class Choices {
 
   // An index drawn with the given non-negative integer weights (not all zero). Index 0 stays
   // the lowest choice when its weight is positive.
-  std::size_t weighted(const std::vector<int>& weights) {
+  std::size_t weighted(const std::vector<int>& weights) { return weighted(std::span<const int>(weights)); }
+  std::size_t weighted(std::span<const int> weights) {
     std::int64_t total = 0;
     for (int w : weights) total += w;
     std::int64_t r = pick(0, total - 1);

@@ -1,7 +1,9 @@
 // gen/emit_compute.cpp: the op families that compute a fresh value and write nothing: binary
 // (broadcasting, or with a scalar as export prints it), unary, scalar, reduce, matmul,
 // cat/stack and index_select. An emitter returns false when no operand fits.
+#include <array>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -31,10 +33,12 @@ bool Session::emitBinary() {
 bool Session::emitUnary() {
   std::size_t a = anyValue();
   const TensorType t = vals_[a].type;
-  std::vector<std::string> targets = {"aten::relu", "aten::clone"};
-  if (t.dtype == "f32") targets.insert(targets.end(), {"aten::sigmoid", "aten::gelu", "aten::silu"});
-  if (realistic()) targets.push_back("dim_order_ops::_clone_dim_order");
-  fresh(pb_.call(ch_.element(targets), {ref(a)}, {}, t), t);
+  std::array<std::string_view, 6> targets = {"aten::relu", "aten::clone"};
+  std::size_t count = 2;
+  if (t.dtype == "f32")
+    for (std::string_view f : {"aten::sigmoid", "aten::gelu", "aten::silu"}) targets[count++] = f;
+  if (realistic()) targets[count++] = "dim_order_ops::_clone_dim_order";
+  fresh(pb_.call(std::string(targets[ch_.index(count)]), {ref(a)}, {}, t), t);
   return true;
 }
 
@@ -56,7 +60,7 @@ bool Session::emitReduce() {
   const TensorType t = vals_[*a].type;
   Dims dims = vals_[*a].dims;
   const std::int64_t d = ch_.pick(0, static_cast<std::int64_t>(dims.size()) - 1);
-  std::vector<int> w = {3, 2, t.dtype == "f32" ? 2 : 0};
+  const std::array<int, 3> w = {3, 2, t.dtype == "f32" ? 2 : 0};
   switch (ch_.weighted(w)) {
     case 0: {
       const bool keepdim = ch_.flip(0.5);

@@ -2,6 +2,7 @@
 // planView), and split/unbind with the getitems FX makes. A view's value keeps its base's
 // storage; its writability and contiguity follow from the kind.
 #include <algorithm>
+#include <array>
 #include <set>
 #include <string>
 #include <utility>
@@ -11,7 +12,7 @@
 
 namespace wb::gen::detail {
 
-std::optional<Session::ViewPlan> Session::planView(std::string kind, const Dims& in, bool contiguous) {
+std::optional<Session::ViewPlan> Session::planView(std::string_view kind, const Dims& in, bool contiguous) {
   ViewPlan p;
   p.kind = kind;
   p.out = in;
@@ -91,7 +92,7 @@ std::optional<Session::ViewPlan> Session::planView(std::string kind, const Dims&
   return p;
 }
 
-std::string Session::viewTarget(const std::string& kind, bool copy) {
+std::string Session::viewTarget(std::string_view kind, bool copy) {
   if (kind == "view") return copy ? "aten::view_copy" : "aten::view";
   if (kind == "slice") return copy ? "aten::slice_copy.Tensor" : "aten::slice.Tensor";
   if (kind == "narrow") return "aten::narrow";
@@ -135,10 +136,12 @@ std::size_t Session::addViewVal(const std::string& name, std::size_t baseIndex, 
 bool Session::emitView(bool copy) {
   auto base = viewBase();
   if (!base) return false;
-  std::vector<std::string> kinds = {"view", "slice", "select", "permute", "transpose", "t",
-                                    "unsqueeze", "squeeze", "expand", "alias"};
-  if (!copy) kinds.push_back("narrow");
-  auto plan = planView(ch_.element(kinds), vals_[*base].dims, vals_[*base].contiguous);
+  static constexpr std::array<std::string_view, 11> kKinds = {"view",      "slice",   "select", "permute",
+                                                              "transpose", "t",       "unsqueeze", "squeeze",
+                                                              "expand",    "alias",   "narrow"};
+  // `narrow` has no *_copy form.
+  const std::size_t kinds = copy ? kKinds.size() - 1 : kKinds.size();
+  auto plan = planView(kKinds[ch_.index(kinds)], vals_[*base].dims, vals_[*base].contiguous);
   if (!plan) return false;
   const TensorType type = tensorType(vals_[*base].type.dtype, plan->out);
   std::vector<Arg> args = {ref(*base)};

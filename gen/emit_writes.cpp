@@ -3,6 +3,7 @@
 // share-alloc annotations, mutable custom ops and ops writing two arguments. In realistic mode
 // they also record what export would have made a target's mutation value.
 #include <algorithm>
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,7 +17,7 @@ std::string Session::emitInplace(std::size_t self, bool indexStyleOnly) {
   const TensorType t = vals_[self].type;
   const Dims dims = vals_[self].dims;
   const std::string selfName = vals_[self].name;
-  std::vector<int> w = {indexStyleOnly ? 0 : 4, indexStyleOnly ? 0 : 2, indexStyleOnly ? 0 : 2,
+  std::array<int, 6> w = {indexStyleOnly ? 0 : 4, indexStyleOnly ? 0 : 2, indexStyleOnly ? 0 : 2,
                         indexStyleOnly ? 0 : 1, dims.empty() ? 0 : 3, dims.empty() ? 0 : 2};
   if (indexStyleOnly && dims.empty()) w[0] = 1;  // a scalar buffer: add_ is the only choice
   std::string n;
@@ -59,7 +60,7 @@ std::string Session::emitInplace(std::size_t self, bool indexStyleOnly) {
     }
   }
   // Values may have been appended: look `self` up again.
-  const std::size_t s = byName_.at(selfName);
+  const std::size_t s = indexOf(selfName);
   if (vals_[s].hasAliases) feature("inplace_on_ancestor");
   vals_[s].hasAliases = true;
   Val r;
@@ -168,7 +169,7 @@ bool Session::emitKvCache() {
   // value, and later reads use it instead of the placeholder.
   if (realistic() && isBufferPlaceholder(selfName) && targetOf(selfName)->forcedValue.empty() && ch_.flip(0.6)) {
     targetOf(selfName)->forcedValue = n;
-    vals_[byName_.at(selfName)].retired = true;
+    vals_[indexOf(selfName)].retired = true;
   }
   return true;
 }
@@ -186,7 +187,7 @@ bool Session::emitListOp() {
   std::vector<std::size_t> items;
   for (std::int64_t i = 0; i < count; ++i) {
     auto v = choose([&](const Val& x) {
-      return x.writable && std::find(items.begin(), items.end(), byName_.at(x.name)) == items.end();
+      return x.writable && std::find(items.begin(), items.end(), indexOf(x.name)) == items.end();
     });
     if (!v) break;
     items.push_back(*v);
@@ -203,7 +204,7 @@ bool Session::emitListOp() {
     pb_.call("aten::_foreach_mul_.Scalar", {pb_.refList(names), Arg::ofInt(2)});
   } else {
     std::vector<std::string> others;
-    for (const auto& name : names) others.push_back(vals_[partnerInto(vals_[byName_.at(name)].type)].name);
+    for (const auto& name : names) others.push_back(vals_[partnerInto(vals_[indexOf(name)].type)].name);
     pb_.call("aten::_foreach_add_.List", {pb_.refList(names), pb_.refList(others)});
   }
   for (const auto& n : names) noteDirectWrite(n);
@@ -238,7 +239,7 @@ bool Session::emitOutVariant() {
     const std::size_t b = partnerInto(t);
     n = pb_.call("aten::add.out", {ref(a), ref(b)}, {{"out", pb_.ref(outName)}}, t);
   }
-  const std::size_t o = byName_.at(outName);
+  const std::size_t o = indexOf(outName);
   vals_[o].hasAliases = true;
   Val r;
   r.name = n;
@@ -277,7 +278,7 @@ bool Session::emitShareAlloc() {
                                   : std::vector<Arg>{ref(other), pb_.ref(aName)};
     n = pb_.call("aten::add.Tensor", std::move(args), {}, t, meta);
   }
-  const std::size_t s = byName_.at(aName);
+  const std::size_t s = indexOf(aName);
   vals_[s].hasAliases = true;
   vals_[s].retired = true;
   Val r;

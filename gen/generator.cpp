@@ -12,7 +12,9 @@
 #include "gen/generator.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +50,11 @@ namespace detail {
 
 Generated Session::run() {
   drawModeAndPolicy();
+  // Room for the usual program: a body of at most maxNodes plus the few nodes an op family or
+  // the outputs add beyond it, and the placeholders.
+  const std::size_t expected = static_cast<std::size_t>(std::clamp(opt_.maxNodes, 0, 1000)) + 8;
+  pb_.reserve(expected);
+  vals_.reserve(expected);
   createInputs();
   const std::int64_t nodes = ch_.pick(0, std::max(0, opt_.maxNodes));
   while (static_cast<std::int64_t>(pb_.body().size()) < nodes) emitOne();
@@ -55,8 +62,10 @@ Generated Session::run() {
   Generated g;
   g.mode = mode_;
   g.policy = pol_;
-  g.program = pb_.finish();
+  g.program = std::move(pb_).finish();
   keepAnnotationsInReinplacesDomain(g.program);
+  // In name order, as a std::set<std::string> of them was.
+  std::sort(features_.begin(), features_.end());
   g.features.assign(features_.begin(), features_.end());
   return g;
 }
@@ -70,7 +79,7 @@ void Session::keepAnnotationsInReinplacesDomain(Program& program) {
     program.graph.nodes[outside.node].meta.clear();
   bool any = false;
   for (const Node& n : program.graph.nodes) any = any || n.shareAllocArgIndex().has_value();
-  if (!any) features_.erase("share_alloc");
+  if (!any) std::erase(features_, std::string_view("share_alloc"));
 }
 
 void Session::drawModeAndPolicy() {
@@ -113,9 +122,8 @@ void Session::drawModeAndPolicy() {
 Dims Session::drawDims() {
   const int maxRank = std::clamp(opt_.maxRank, 0, 4);
   const std::int64_t cap = std::max<std::int64_t>(1, opt_.maxShapeElements);
-  std::vector<int> rankWeights = {2, 4, 4, 2, 1};
-  rankWeights.resize(static_cast<std::size_t>(maxRank) + 1);
-  const std::size_t rank = ch_.weighted(rankWeights);
+  constexpr std::array<int, 5> kRankWeights = {2, 4, 4, 2, 1};
+  const std::size_t rank = ch_.weighted(std::span<const int>(kRankWeights).first(static_cast<std::size_t>(maxRank) + 1));
   Dims dims;
   std::int64_t n = 1;
   for (std::size_t i = 0; i < rank; ++i) {
@@ -180,7 +188,7 @@ void Session::createInputs() {
 }
 
 void Session::emitOne() {
-  std::vector<int> w(kFamilyCount, 0);
+  std::array<int, kFamilyCount> w{};
   w[kBinary] = 6;
   w[kUnary] = 3;
   w[kScalar] = 2;

@@ -2,7 +2,9 @@
 #include "gen/program_builder.h"
 
 #include <array>
+#include <iterator>
 #include <stdexcept>
+#include <type_traits>
 
 
 namespace wb::gen {
@@ -52,18 +54,21 @@ std::optional<std::string> extraSchemaText(std::string_view target) {
 TensorType tensorType(std::string dtype, const std::vector<std::int64_t>& dims) {
   TensorType t;
   t.dtype = std::move(dtype);
+  t.shape.reserve(dims.size());
   for (std::int64_t d : dims) t.shape.push_back(Dim{d, {}});
   return t;
 }
 
 std::vector<std::int64_t> dimsOf(const TensorType& type) {
   std::vector<std::int64_t> dims;
+  dims.reserve(type.shape.size());
   for (const Dim& d : type.shape) dims.push_back(d.size);
   return dims;
 }
 
 Arg intList(const std::vector<std::int64_t>& values) {
   std::vector<Arg> items;
+  items.reserve(values.size());
   for (std::int64_t v : values) items.push_back(Arg::ofInt(v));
   return Arg::list(std::move(items));
 }
@@ -183,6 +188,16 @@ bool ProgramBuilder::hasSchema(std::string_view target) const {
 std::string ProgramBuilder::call(const std::string& target, std::vector<Arg> args, Kwargs kwargs,
                                  std::optional<TensorType> type,
                                  NodeMeta meta) {
+  return addCall(target, std::move(args), std::move(kwargs), type ? &*type : nullptr, std::move(meta));
+}
+
+std::string ProgramBuilder::call(const std::string& target, std::vector<Arg> args, Kwargs kwargs,
+                                 const TensorType& type, NodeMeta meta) {
+  return addCall(target, std::move(args), std::move(kwargs), &type, std::move(meta));
+}
+
+std::string ProgramBuilder::addCall(const std::string& target, std::vector<Arg> args, Kwargs kwargs,
+                                    const TensorType* type, NodeMeta meta) {
   declareIfNeeded(target);
   Node node;
   node.name = freshName(baseNameOfTarget(target));
@@ -225,6 +240,10 @@ std::string ProgramBuilder::getitem(const std::string& of, std::int64_t index,
   return call("operator.getitem", {ref(of), Arg::ofInt(index)}, {}, std::move(type));
 }
 
+std::string ProgramBuilder::getitem(const std::string& of, std::int64_t index, const TensorType& type) {
+  return call("operator.getitem", {ref(of), Arg::ofInt(index)}, {}, type);
+}
+
 void ProgramBuilder::output(OutputKind kind, const std::string& value, std::string target) {
   returned_.push_back(ref(value));
   OutputSpec spec;
@@ -246,27 +265,48 @@ void ProgramBuilder::permuteOutputs(const std::vector<std::size_t>& order) {
   outputs_ = std::move(outputs);
 }
 
-Program ProgramBuilder::finish() const {
+void ProgramBuilder::reserve(std::size_t nodes) {
+  body_.reserve(nodes);
+  created_.reserve(nodes);
+}
+
+// finish() of a builder that stays (`Self` const) or goes (an rvalue: its vectors are moved).
+template <typename Self>
+Program ProgramBuilder::finished(Self&& self) {
+  constexpr bool kMove = !std::is_const_v<std::remove_reference_t<Self>>;
+  auto take = [](auto& field) -> decltype(auto) {
+    if constexpr (kMove) return std::move(field); else return field;
+  };
+  const std::size_t placeholders = self.placeholders_.size();
   Program program;
-  program.graph.nodes = placeholders_;
-  program.graph.nodes.insert(program.graph.nodes.end(), body_.begin(), body_.end());
+  std::vector<Node>& nodes = program.graph.nodes;
+  nodes.reserve(placeholders + self.body_.size() + 1);
+  auto append = [&](auto& from) {
+    if constexpr (kMove) nodes.insert(nodes.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+    else nodes.insert(nodes.end(), from.begin(), from.end());
+  };
+  append(self.placeholders_);
+  append(self.body_);
   Node out;
   out.name = "output";
   out.op = NodeOp::Output;
   out.target = "output";
-  out.args = {Arg::tuple(returned_)};
+  out.args.push_back(Arg::tuple(take(self.returned_)));  // not `= {...}`, which copies the tuple
   program.graph.nodes.push_back(std::move(out));
   // From creation order (the output node last) to placeholders first, then the rest.
-  std::vector<NodeId> createdToIndex(created_.size() + 1);
-  for (std::size_t c = 0; c < created_.size(); ++c)
-    createdToIndex[c] = static_cast<NodeId>(created_[c].isPlaceholder ? created_[c].index
-                                                                       : placeholders_.size() + created_[c].index);
+  std::vector<NodeId> createdToIndex(self.created_.size() + 1);
+  for (std::size_t c = 0; c < self.created_.size(); ++c)
+    createdToIndex[c] = static_cast<NodeId>(self.created_[c].isPlaceholder ? self.created_[c].index
+                                                                            : placeholders + self.created_[c].index);
   createdToIndex.back() = static_cast<NodeId>(program.graph.nodes.size() - 1);
   renumberReferences(program.graph, createdToIndex);
-  program.signature.inputs = inputs_;
-  program.signature.outputs = outputs_;
-  program.schemas = declared_;
+  program.signature.inputs = take(self.inputs_);
+  program.signature.outputs = take(self.outputs_);
+  program.schemas = take(self.declared_);
   return program;
 }
+
+Program ProgramBuilder::finish() const& { return finished(*this); }
+Program ProgramBuilder::finish() && { return finished(std::move(*this)); }
 
 }  // namespace wb::gen

@@ -62,10 +62,14 @@ class ProgramBuilder {
   std::string call(const std::string& target, std::vector<Arg> args, Kwargs kwargs = {},
                    std::optional<TensorType> type = std::nullopt,
                    NodeMeta meta = {});
+  // The same with a type, which is only read (not copied into an optional first).
+  std::string call(const std::string& target, std::vector<Arg> args, Kwargs kwargs, const TensorType& type,
+                   NodeMeta meta = {});
   std::string getAttr(const std::string& attribute);
   // A call_module node `self.<module>(args)` (no schema: the analysis treats it conservatively).
   std::string callModule(const std::string& module, std::vector<Arg> args, std::optional<TensorType> type);
   std::string getitem(const std::string& of, std::int64_t index, std::optional<TensorType> type);
+  std::string getitem(const std::string& of, std::int64_t index, const TensorType& type);
 
   // One returned value and its output spec (in order).
   void output(OutputKind kind, const std::string& value, std::string target = {});
@@ -82,11 +86,19 @@ class ProgramBuilder {
   // Reorders the outputs (and their specs) by `order`, a permutation of their indices.
   void permuteOutputs(const std::vector<std::size_t>& order);
 
-  Program finish() const;
+  Program finish() const&;
+  // The same, moving the nodes and specs out of a builder that is not used again.
+  Program finish() &&;
+  // Room for this many nodes, placeholders and body together (a hint).
+  void reserve(std::size_t nodes);
 
  private:
   std::string placeholder(std::string name, InputSpec spec, const TensorType& type);
   void declareIfNeeded(const std::string& target);
+  std::string addCall(const std::string& target, std::vector<Arg> args, Kwargs kwargs, const TensorType* type,
+                      NodeMeta meta);
+  template <typename Self>
+  static Program finished(Self&& self);
   // Records a node added to placeholders_ or body_ (the last one of either).
   void created(const std::string& name, bool isPlaceholder);
 

@@ -5,16 +5,19 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/ir.h"
+#include "core/name_index.h"
 #include "core/schema.h"
 #include "gen/choices.h"
 #include "gen/generator.h"
@@ -43,10 +46,57 @@ inline std::optional<Dims> broadcastDims(const Dims& a, const Dims& b) {
   return out;
 }
 
-inline bool broadcastsTo(const Dims& from, const Dims& to) {
-  auto b = broadcastDims(from, to);
-  return b && *b == to;
+// numelOf(*broadcastDims(a, b)), or nullopt when they do not broadcast; without building the
+// shape (the generator asks it of every candidate partner).
+inline std::optional<std::int64_t> broadcastNumel(const Dims& a, const Dims& b) {
+  const std::size_t rank = std::max(a.size(), b.size());
+  std::int64_t n = 1;
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const std::int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) return std::nullopt;
+    n *= std::max(da, db);
+  }
+  return n;
 }
+
+// Whether broadcastDims(from, to) == to, without building the shape.
+inline bool broadcastsTo(const Dims& from, const Dims& to) {
+  if (from.size() > to.size()) return false;
+  const std::size_t lead = to.size() - from.size();
+  for (std::size_t i = 0; i < to.size(); ++i) {
+    const std::int64_t df = i < lead ? 1 : from[i - lead];
+    const std::int64_t dt = to[i];
+    if (df != dt && df != 1 && dt != 1) return false;
+    if (std::max(df, dt) != dt) return false;
+  }
+  return true;
+}
+
+// The indices of the values one choice is made among: inline up to kInline (the fuzz targets'
+// programs have fewer values), on the heap beyond. The generator chooses among candidates
+// several times per node, and a vector per choice was a tenth of its allocations.
+class Candidates {
+ public:
+  void push_back(std::size_t i) {
+    if (size_ < kInline) {
+      inline_[size_] = i;
+    } else {
+      if (size_ == kInline) heap_.assign(inline_.begin(), inline_.end());
+      heap_.push_back(i);
+    }
+    ++size_;
+  }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  std::size_t operator[](std::size_t k) const { return size_ <= kInline ? inline_[k] : heap_[k]; }
+
+ private:
+  static constexpr std::size_t kInline = 48;
+  std::array<std::size_t, kInline> inline_;
+  std::vector<std::size_t> heap_;
+  std::size_t size_ = 0;
+};
 
 // What the generator knows about each tensor value it may use.
 struct Val {
@@ -81,6 +131,8 @@ class Session {
  public:
   Session(Choices& choices, const GenOptions& options, const SchemaTable& schemas)
       : ch_(choices), opt_(options), pb_(schemas) {}
+  Session(const Session&) = delete;  // byName_ refers to vals_
+  Session& operator=(const Session&) = delete;
 
   // gen/generator.cpp
   Generated run();
@@ -88,7 +140,16 @@ class Session {
 
  private:
   bool realistic() const { return mode_ == GenMode::Realistic; }
-  void feature(const char* name) { features_.insert(name); }
+  // Records a feature (a name of featureNames(), a literal) once.
+  void feature(std::string_view name) {
+    if (std::find(features_.begin(), features_.end(), name) == features_.end()) features_.push_back(name);
+  }
+  // The index in vals_ of the value named `name` (std::out_of_range if there is none).
+  std::size_t indexOf(std::string_view name) const {
+    const std::uint32_t i = byName_.find(name);
+    if (i == decltype(byName_)::kNone) throw std::out_of_range("generator: no value named " + std::string(name));
+    return i;
+  }
 
   // --- gen/generator.cpp: mode, policy, types, inputs, the body -----------------------------
   void drawModeAndPolicy();
@@ -101,23 +162,26 @@ class Session {
 
   // --- gen/session_values.cpp: values and targets ---------------------------------------------
   std::size_t addVal(Val v);
-  std::size_t fresh(const std::string& name, const TensorType type, bool writable = true);
+  std::size_t fresh(const std::string& name, TensorType type, bool writable = true);
 
   // The predicates are lambdas: a template, not std::function, so that no call allocates a
   // closure (the fuzz targets generate a program per input, under ASan).
   template <typename Pred>
-  std::vector<std::size_t> candidates(const Pred& pred) const {
-    std::vector<std::size_t> out;
+  Candidates candidates(const Pred& pred) const {
+    Candidates out;
     for (std::size_t i = 0; i < vals_.size(); ++i)
       if (!vals_[i].retired && pred(vals_[i])) out.push_back(i);
     return out;
   }
 
+  // One of `c` (not empty), drawn as Choices::element draws from a vector.
+  std::size_t pick(const Candidates& c) { return c[ch_.index(c.size())]; }
+
   template <typename Pred>
   std::optional<std::size_t> choose(const Pred& pred) {
     auto c = candidates(pred);
     if (c.empty()) return std::nullopt;
-    return ch_.element(c);
+    return pick(c);
   }
 
   std::size_t valueOfType(const TensorType type);
@@ -144,15 +208,15 @@ class Session {
 
   // --- gen/emit_views.cpp ---------------------------------------------------------------------
   struct ViewPlan {
-    std::string kind;
+    std::string_view kind;  // one of emitView's literals
     std::vector<Arg> args;  // after self
     Dims out;
     bool expands = false;
     bool keepsContiguity = true;
   };
 
-  std::optional<ViewPlan> planView(std::string kind, const Dims& in, bool contiguous);
-  static std::string viewTarget(const std::string& kind, bool copy);
+  std::optional<ViewPlan> planView(std::string_view kind, const Dims& in, bool contiguous);
+  static std::string viewTarget(std::string_view kind, bool copy);
   std::optional<std::size_t> viewBase();
   std::size_t addViewVal(const std::string& name, std::size_t baseIndex, const TensorType& type,
                          bool expands, bool keepsContiguity, bool copy);
@@ -190,13 +254,18 @@ class Session {
   Policy pol_;
   std::vector<TensorType> pool_;
   std::vector<Val> vals_;
-  std::map<std::string, std::size_t> byName_;
+  // Value names are node names, which the builder makes unique: one value per name.
+  struct ValName {
+    const std::vector<Val>* vals;
+    std::string_view operator()(std::uint32_t i) const { return (*vals)[i].name; }
+  };
+  FlatNameIndex<ValName> byName_{ValName{&vals_}, 16};
   std::vector<Target> buffers_;
   std::vector<Target> userTargets_;
   int userInputs_ = 0;
   int delegates_ = 0;
   int submodules_ = 0;  // call_module targets and higher-order ops' submodules
-  std::set<std::string> features_;
+  std::vector<std::string_view> features_;  // in the order first recorded
 };
 
 }  // namespace wb::gen::detail

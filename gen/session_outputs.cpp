@@ -1,8 +1,8 @@
 // gen/session_outputs.cpp: the end of a case: which targets get a mutation spec and with which
 // value (the policy's strategies: a fresh update, a placeholder, an in-place lineage, a
 // dependent or cyclic copy), the user outputs, and the features the mutation values show.
+#include <array>
 #include <map>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,7 +14,7 @@ namespace wb::gen::detail {
 // A new node whose value has `target`'s type and depends on the target: the plain update
 // `target = f(target, ...)`.
 std::string Session::emitUpdate(const Target target) {
-  const std::size_t self = byName_.at(target.placeholder);
+  const std::size_t self = indexOf(target.placeholder);
   if (realistic() && ch_.flip(0.4)) {
     const std::string n = pb_.call("aten::add.Tensor", {ref(self), Arg::ofInt(1)}, {}, target.type);
     fresh(n, target.type);
@@ -31,14 +31,14 @@ std::string Session::emitUpdate(const Target target) {
 std::string Session::mutationValue(const Target target, const std::vector<std::string>& mutated) {
   const TensorType& type = target.type;
   enum { kFresh, kPlaceholder, kSameLineage, kOtherLineage, kDependent };
-  std::vector<int> w = {6, pol_.placeholderValues ? 3 : 0, pol_.lineageSameTarget ? 3 : 0,
+  const std::array<int, 5> w = {6, pol_.placeholderValues ? 3 : 0, pol_.lineageSameTarget ? 3 : 0,
                         pol_.lineageOtherTarget ? 2 : 0, pol_.dependentCopies ? 3 : 0};
   auto anyTyped = [&](const auto& pred) -> std::optional<std::string> {
-    std::vector<std::string> names;
-    for (const Val& v : vals_)
-      if (v.type == type && pred(v)) names.push_back(v.name);
-    if (names.empty()) return std::nullopt;
-    return ch_.element(names);
+    Candidates typed;
+    for (std::size_t i = 0; i < vals_.size(); ++i)
+      if (vals_[i].type == type && pred(vals_[i])) typed.push_back(i);
+    if (typed.empty()) return std::nullopt;
+    return vals_[pick(typed)].name;
   };
   switch (ch_.weighted(w)) {
     case kPlaceholder:
@@ -46,7 +46,7 @@ std::string Session::mutationValue(const Target target, const std::vector<std::s
       break;
     case kSameLineage:
       if (auto v = anyTyped([&](const Val& v) { return v.lineage == target.placeholder; })) return *v;
-      if (!vals_[byName_.at(target.placeholder)].retired) return emitInplace(byName_.at(target.placeholder), realistic());
+      if (!vals_[indexOf(target.placeholder)].retired) return emitInplace(indexOf(target.placeholder), realistic());
       break;
     case kOtherLineage:
       if (auto v = anyTyped([&](const Val& v) { return !v.lineage.empty() && v.lineage != target.placeholder; })) return *v;
@@ -62,7 +62,7 @@ std::string Session::mutationValue(const Target target, const std::vector<std::s
       if (others.empty()) break;
       const std::string other = ch_.element(others);
       if (auto v = anyTyped([&](const Val& v) { return v.base == other; })) return *v;
-      const std::size_t o = byName_.at(other);
+      const std::size_t o = indexOf(other);
       if (numelOf(vals_[o].dims) == numelOf(dimsOf(type)) && vals_[o].type.dtype == type.dtype && vals_[o].contiguous) {
         const bool same = vals_[o].type == type;
         const std::string n = same ? pb_.call("aten::alias_copy", {ref(o)}, {}, type)
@@ -118,16 +118,23 @@ void Session::chooseOutputs() {
 
   // User outputs: the values nothing else uses (export would have removed dead code), or
   // any values in adversarial mode; optionally buffers or views of them.
-  std::set<std::string> used;
+  std::vector<bool> used;  // by the nodes' references (creation numbers)
   for (const Node& n : pb_.body()) {
-    auto use = [&](NodeId r) { used.insert(pb_.nameOf(r)); };
+    auto use = [&](NodeId r) {
+      if (r >= used.size()) used.resize(r + 1, false);
+      used[r] = true;
+    };
     for (const Arg& a : n.args) forEachRef(a, use);
     for (const auto& kv : n.kwargs) forEachRef(kv.second, use);
   }
+  auto isUsed = [&](const Val& v) {
+    const NodeId r = pb_.ref(v.name).node;
+    return r < used.size() && used[r];
+  };
   std::vector<std::string> userOutputs;
   if (realistic()) {
     for (const Val& v : vals_)
-      if (!v.isPlaceholder && !used.contains(v.name) && userOutputs.size() < 6) {
+      if (!v.isPlaceholder && !isUsed(v) && userOutputs.size() < 6) {
         bool isMutationValue = false;
         for (const auto& [_, mv] : value) isMutationValue = isMutationValue || mv == v.name;
         if (!isMutationValue) userOutputs.push_back(v.name);
@@ -160,7 +167,7 @@ void Session::chooseOutputs() {
 
 void Session::recordMutationFeatures(const std::map<std::string, std::string>& value) {
   for (const auto& [target, v] : value) {
-    const Val& mv = vals_[byName_.at(v)];
+    const Val& mv = vals_[indexOf(v)];
     if (mv.isPlaceholder) feature("placeholder_value");
     if (mv.isPlaceholder && mv.name != target && isBufferPlaceholder(mv.name)) feature("buffer_value_other");
     if (mv.lineage == target) feature("lineage_same_target");
@@ -168,7 +175,7 @@ void Session::recordMutationFeatures(const std::map<std::string, std::string>& v
     if (mv.base != target && value.contains(mv.base)) {
       feature("dependent_copy");
       const std::string& back = value.at(mv.base);
-      if (vals_[byName_.at(back)].base == target) feature("cyclic_copy");
+      if (vals_[indexOf(back)].base == target) feature("cyclic_copy");
     }
   }
 }

@@ -13,15 +13,15 @@ namespace wb::gen::detail {
 std::size_t Session::addVal(Val v) {
   v.dims = dimsOf(v.type);
   if (v.base.empty()) v.base = v.name;
-  byName_[v.name] = vals_.size();
   vals_.push_back(std::move(v));
+  byName_.insert(static_cast<std::uint32_t>(vals_.size() - 1));
   return vals_.size() - 1;
 }
 
-std::size_t Session::fresh(const std::string& name, const TensorType type, bool writable) {
+std::size_t Session::fresh(const std::string& name, TensorType type, bool writable) {
   Val v;
   v.name = name;
-  v.type = type;
+  v.type = std::move(type);
   v.writable = writable;
   return addVal(std::move(v));
 }
@@ -29,7 +29,7 @@ std::size_t Session::fresh(const std::string& name, const TensorType type, bool 
 // A value of exactly this type: usually an existing one, else a new input (or a `full`).
 std::size_t Session::valueOfType(const TensorType type) {  // by value: vals_ may grow
   auto c = candidates([&](const Val& v) { return v.type == type; });
-  if (!c.empty() && !ch_.flip(0.2)) return ch_.element(c);
+  if (!c.empty() && !ch_.flip(0.2)) return pick(c);
   return freshSource(type);
 }
 
@@ -60,14 +60,14 @@ std::size_t Session::indexTensor(std::int64_t length) {
 
 std::size_t Session::valueOfIndexType(const TensorType type) {
   auto c = candidates([&](const Val& v) { return v.type == type; });
-  if (!c.empty() && ch_.flip(0.5)) return ch_.element(c);
+  if (!c.empty() && ch_.flip(0.5)) return pick(c);
   return freshSource(type, "idx");
 }
 
 std::size_t Session::anyValue() {
   auto c = candidates([](const Val&) { return true; });
   if (c.empty()) return freshSource(poolType());
-  return ch_.element(c);
+  return pick(c);
 }
 
 Target* Session::targetOf(const std::string& placeholder) {
@@ -86,15 +86,14 @@ bool Session::isBufferPlaceholder(const std::string& name) const {
 
 // A partner for `a` in a broadcasting binary op: same dtype, broadcast within the cap.
 std::size_t Session::broadcastPartner(std::size_t a) {
-  const Dims da = vals_[a].dims;
-  const std::string dtype = vals_[a].type.dtype;
+  const Val& va = vals_[a];
   auto c = candidates([&](const Val& v) {
-    if (v.type.dtype != dtype) return false;
-    auto b = broadcastDims(da, v.dims);
-    return b && numelOf(*b) <= cap();
+    if (v.type.dtype != va.type.dtype) return false;
+    const std::optional<std::int64_t> n = broadcastNumel(va.dims, v.dims);
+    return n && *n <= cap();
   });
   if (c.empty() || ch_.flip(0.15)) return valueOfType(vals_[a].type);
-  return ch_.element(c);
+  return pick(c);
 }
 
 // A partner that broadcasts *to* `a`'s shape (in-place and out= ops keep the self shape).
@@ -102,7 +101,7 @@ std::size_t Session::partnerInto(const TensorType type) {
   const Dims d = dimsOf(type);
   auto c = candidates([&](const Val& v) { return v.type.dtype == type.dtype && broadcastsTo(v.dims, d); });
   if (c.empty() || ch_.flip(0.2)) return valueOfType(type);
-  return ch_.element(c);
+  return pick(c);
 }
 
 }  // namespace wb::gen::detail

@@ -97,6 +97,11 @@ std::uint64_t readSourceHash(const ElementProgram& p, const RunState& st, const 
   return 0;
 }
 
+// The number of values readSource appends for `s`.
+std::size_t sourceValues(const ElementProgram& p, const Source& s) {
+  return s.kind == Source::Kind::Offsets ? sourceCount(p, s) : 1;
+}
+
 // Appends the values of a source to `out` as one observation.
 void readSource(const ElementProgram& p, const RunState& st, const Source& s, Observations& out) {
   switch (s.kind) {
@@ -405,6 +410,14 @@ void runObserved(const std::shared_ptr<const ElementProgram>& program, std::span
     }
     Observations& r = out[k];
     r.clear();
+    // Sized once: the buffers are kept from run to run, and growing them value by value was a
+    // tenth of a check's allocations.
+    std::size_t size = 0;
+    for (const auto& placeholder : exe.placeholders) size += sourceValues(exe, placeholder.second);
+    for (const ElementProgram::Output& o : exe.outputs)
+      size += sourceValues(exe, sem == Semantics::Placed && o.placed ? *o.placed : o.reference);
+    r.values.reserve(size);
+    r.ends.reserve(exe.placeholders.size() + exe.outputs.size());
     for (const auto& placeholder : exe.placeholders) readSource(exe, st, placeholder.second, r);
     r.placeholders = exe.placeholders.size();
     for (const ElementProgram::Output& o : exe.outputs)
