@@ -73,7 +73,10 @@ struct StorageProgram {
   bool dependsOnViewMode = false;  // some `*_copy` view variant was compiled
   std::vector<Path> paths;  // interned; paths[0] is empty
   std::size_t roots = 0, slots = 0;
-  std::vector<std::vector<SStep>> steps;  // per node
+  // Every node's steps in one list, in graph order: node n's are [nodeStepEnd[n - 1],
+  // nodeStepEnd[n]) (from 0 for the first).
+  std::vector<SStep> steps;
+  std::vector<std::uint32_t> nodeStepEnd;
   std::vector<SValue> nodeValues;
   std::vector<std::pair<std::string, std::uint32_t>> placeholders;  // label, root
   std::vector<std::pair<std::string, SValue>> referenceOutputs, placedOutputs;
@@ -141,7 +144,8 @@ class StorageCompiler {
     const Graph& g = program_.graph;
     out_ = std::make_shared<StorageProgram>();
     out_->paths.push_back({});
-    out_->steps.resize(g.nodes.size());
+    out_->steps.reserve(2 * g.nodes.size());
+    out_->nodeStepEnd.resize(g.nodes.size());
     values_.resize(g.nodes.size());
     declared_.resize(g.nodes.size());
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
@@ -160,8 +164,10 @@ class StorageCompiler {
         case NodeOp::CallModule: values_[i] = compileCall(n); break;
         case NodeOp::Output: break;
       }
+      out_->nodeStepEnd[i] = static_cast<std::uint32_t>(out_->steps.size());
     }
-    compileEnd();
+    compileEnd();  // what it emits belongs to the last node, as the steps it follows
+    if (!out_->nodeStepEnd.empty()) out_->nodeStepEnd.back() = static_cast<std::uint32_t>(out_->steps.size());
     out_->nodeValues = values_;
     out_->roots = roots_;
     out_->slots = slots_;
@@ -180,7 +186,7 @@ class StorageCompiler {
   std::uint32_t roots_ = 0, slots_ = 0;
   std::size_t current_ = 0;
 
-  void emit(SStep step) { out_->steps[current_].push_back(std::move(step)); }
+  void emit(SStep step) { out_->steps.push_back(std::move(step)); }
 
   std::uint32_t internPath(const Path& p) {
     if (p.empty()) return 0;
@@ -545,18 +551,21 @@ std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Sem
   st.lastValue.assign(exe.roots, 0);
   st.slots.assign(exe.slots, 0);
   std::vector<std::uint64_t> nodeHashes;
-  if (recordNodeHashes) nodeHashes.assign(exe.steps.size(), 0);
-  for (std::size_t n = 0; n < exe.steps.size(); ++n) {
-    for (const SStep& step : exe.steps[n]) step(st);
+  if (recordNodeHashes) nodeHashes.assign(exe.nodeStepEnd.size(), 0);
+  std::size_t s = 0;
+  for (std::size_t n = 0; n < exe.nodeStepEnd.size(); ++n) {
+    for (; s < exe.nodeStepEnd[n]; ++s) exe.steps[s](st);
     if (recordNodeHashes) nodeHashes[n] = exe.read(st, exe.nodeValues[n]);
   }
   std::vector<RunResult> results;
+  results.reserve(endings.size());
   const SState snapshot = endings.size() > 1 ? st : SState();
   for (std::size_t k = 0; k < endings.size(); ++k) {
     if (k > 0) st = snapshot;
     const Semantics sem = endings[k];
     if (sem == Semantics::Par || sem == Semantics::Value) {
       std::vector<std::uint64_t> values;
+      values.reserve(exe.endWrites.size());
       for (const SEndWrite& w : exe.endWrites) values.push_back(exe.read(st, w.value));
       for (std::size_t i = 0; i < values.size(); ++i) exe.write(st, exe.endWrites[i].target, values[i]);
     } else if (sem == Semantics::Seq) {
@@ -564,8 +573,10 @@ std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Sem
     }
     RunResult r;
     r.tier = Tier::Storage;
-    for (const auto& [label, root] : exe.placeholders) r.placeholders.push_back({label, {st.digest[root]}});
     const auto& outs = sem == Semantics::Placed ? exe.placedOutputs : exe.referenceOutputs;
+    r.placeholders.reserve(exe.placeholders.size());
+    r.outputs.reserve(outs.size());
+    for (const auto& [label, root] : exe.placeholders) r.placeholders.push_back({label, {st.digest[root]}});
     for (const auto& [label, value] : outs) r.outputs.push_back({label, {exe.read(st, value)}});
     r.nodeHashes = nodeHashes;
     results.push_back(std::move(r));
