@@ -291,23 +291,22 @@ std::optional<Program> mutateProgram(const Program& program, const SchemaTable& 
   const int edits = static_cast<int>(ch.pick(1, 3));
   // Some edits do not apply to a given program, or break a rule (e.g. an in-place op on a
   // placeholder that is also returned): try a few, keep the valid ones. `next` is edited in
-  // place; it is restored from `current` only after an edit that applied and broke a rule,
-  // since one that does not apply leaves it unchanged (a program's copy is most of an edit).
-  Program current = program;
-  Program next = current;
+  // place; it is restored from the last valid state only after an edit that applied and broke a
+  // rule, since one that does not apply leaves it unchanged (a program's copy is most of an
+  // edit's cost).
+  std::optional<Program> kept;  // the program after the edits kept so far, once there is one
+  Program next = program;
   int applied = 0;
   for (int attempt = 0; attempt < 12 && applied < edits; ++attempt) {
     if (!applyOne(next, schemas, ch)) continue;
     if (!validate(next).empty()) {
-      next = current;
+      next = kept ? *kept : program;
       continue;
     }
-    ++applied;
-    if (applied < edits) current = next;
-    else current = std::move(next);
+    if (++applied == edits) return next;
+    kept = next;
   }
-  if (applied == 0) return std::nullopt;
-  return current;
+  return kept;
 }
 
 std::string mutateText(std::string_view text, std::uint32_t seed, MutationMemo& memo) {
