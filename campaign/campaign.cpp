@@ -615,11 +615,6 @@ bool reproducesFinding(const Program& program, const FindingKey& key, std::uint6
   return reproducesWith(checker, program, key, seed, inputs, builtins, placeWith, passCmd, behaviours, false);
 }
 
-std::size_t bodyNodeCount(const Program& program) {
-  return static_cast<std::size_t>(std::count_if(program.graph.nodes.begin(), program.graph.nodes.end(),
-                                                 [](const Node& n) { return !n.isPlaceholder() && !n.isOutput(); }));
-}
-
 ShrunkFinding shrinkFinding(const Program& program, const FindingKey& key, std::uint64_t seed, int inputs,
                             const SchemaTable& builtins, const oracle::PlaceFunction& placeWith,
                             const passcmd::PassRunner* passCmd, int behaviours) {

@@ -248,9 +248,6 @@ ShrunkFinding shrinkFinding(const Program& program, const FindingKey& key, std::
                             const passcmd::PassRunner* passCmd = nullptr,
                             int behaviours = oracle::kDefaultBehaviours);
 
-// Body nodes (neither placeholders nor the output).
-std::size_t bodyNodeCount(const Program& program);
-
 // The shape used to deduplicate findings: op targets in graph order and output spec kinds.
 std::string shapeOf(const Program& program);
 

@@ -381,4 +381,10 @@ const InputSpec* Signature::mutatedInput(const OutputSpec& spec) const {
   return nullptr;
 }
 
+std::size_t bodyNodeCount(const Program& program) {
+  std::size_t n = 0;
+  for (const Node& node : program.graph.nodes) n += !node.isPlaceholder() && !node.isOutput();
+  return n;
+}
+
 }  // namespace wb

@@ -321,4 +321,7 @@ struct Program {
   }
 };
 
+// Body nodes: neither placeholders nor the output (what "a program of N nodes" counts).
+std::size_t bodyNodeCount(const Program& program);
+
 }  // namespace wb

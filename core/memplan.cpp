@@ -234,30 +234,26 @@ using Sizing = std::variant<std::int64_t, NotTensor, Unsized>;
 // nbytes of a node's type annotation.
 Sizing sizeFromType(std::string_view typeText) {
   if (typeText.empty()) return Unsized{"no type annotation"};
+  int elementSize = 0;
+  std::optional<std::int64_t> numel;
   // Most annotations are static shapes: read without building a TensorType (an allocation or
   // two each). parseStaticShape accepts a subset of what parseTensorType reads as static, with
-  // the same dimensions; anything else takes the general path below.
+  // the same dimensions; anything else takes the general path.
   if (std::optional<StaticShape> shape = parseStaticShape(typeText)) {
     const std::string_view trimmed = typeText.substr(typeText.find_first_not_of(" \t"));
-    const int elementSize = dtypeElementSize(trimmed.substr(0, trimmed.find('[')));
-    if (elementSize == 0) return Unsized{fmt::format("unknown dtype in {}", typeText)};
-    std::int64_t numel = 1;
-    for (std::int64_t d : shape->view()) {
-      if (d != 0 && numel > std::numeric_limits<std::int64_t>::max() / d) return Unsized{fmt::format("size of {} overflows", typeText)};
-      numel *= d;
-    }
-    if (numel > std::numeric_limits<std::int64_t>::max() / elementSize)
-      return Unsized{fmt::format("size of {} overflows", typeText)};
-    return numel * elementSize;
+    elementSize = dtypeElementSize(trimmed.substr(0, trimmed.find('[')));
+    numel = shape->numel();
+  } else {
+    std::optional<TensorType> type = parseTensorType(typeText);
+    if (!type) return NotTensor{};  // "Sym(s0)", "int", ...
+    if (!type->isStatic()) return Unsized{fmt::format("symbolic shape {}", typeText)};
+    elementSize = type->elementSize();
+    numel = type->numel();
   }
-  std::optional<TensorType> type = parseTensorType(typeText);
-  if (!type) return NotTensor{};  // "Sym(s0)", "int", ...
-  if (!type->isStatic()) return Unsized{fmt::format("symbolic shape {}", typeText)};
-  if (type->elementSize() == 0) return Unsized{fmt::format("unknown dtype in {}", typeText)};
-  std::optional<std::int64_t> numel = type->numel();
-  if (!numel || *numel > std::numeric_limits<std::int64_t>::max() / type->elementSize())
+  if (elementSize == 0) return Unsized{fmt::format("unknown dtype in {}", typeText)};
+  if (!numel || *numel > std::numeric_limits<std::int64_t>::max() / elementSize)
     return Unsized{fmt::format("size of {} overflows", typeText)};
-  return *numel * type->elementSize();
+  return *numel * elementSize;
 }
 
 std::int64_t aligned(std::int64_t nbytes, int alignment) {

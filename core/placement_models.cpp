@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "core/name_index.h"
 #include "core/rewrite.h"
 #include "core/shape_rules.h"
@@ -92,19 +94,6 @@ const Schema* schemaOf(const Node& node, const SchemaTable& schemas) {
 
 std::string percent(const std::string& name) { return "%" + name; }
 
-// The parts one after another (`parts`, then `more`), in one allocation: the models explain
-// every copy they plan and every output they skip, and a chain of `+` allocates at every step.
-std::string joined(std::initializer_list<std::string_view> parts, std::initializer_list<std::string_view> more = {}) {
-  std::size_t size = 0;
-  for (std::string_view part : parts) size += part.size();
-  for (std::string_view part : more) size += part.size();
-  std::string out;
-  out.reserve(size);
-  for (std::string_view part : parts) out += part;
-  for (std::string_view part : more) out += part;
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Upstream's choice of write-backs (executorch-semantics §2.1 steps 1-3, §2.2). The PR and the
 // draft change only `_insert_copy`, so all three models share it.
@@ -160,13 +149,13 @@ std::optional<std::size_t> inplaceLineage(const Program& program, const SchemaTa
   return std::nullopt;
 }
 
-// "output 2 (BUFFER_MUTATION target='k', value %kp)" followed by `then`.
-std::string describeSpec(std::size_t index, const OutputSpec& spec, std::initializer_list<std::string_view> then) {
-  const std::string number = std::to_string(index);
+// "output 2 (BUFFER_MUTATION target='k', value %kp)" followed by `then`. The models explain
+// every copy they plan and every output they skip, each text in one fmt::format: a chain of `+`
+// allocates at every step.
+std::string describeSpec(std::size_t index, const OutputSpec& spec, std::string_view then) {
   const bool constant = spec.name.empty();
-  return joined({"output ", number, " (", toString(spec.kind), " target='", spec.target, "', value ",
-                 constant ? "a constant" : "%", constant ? "" : spec.name, ")"},
-                then);
+  return fmt::format("output {} ({} target='{}', value {}{}){}", index, toString(spec.kind), spec.target,
+                     constant ? "a constant" : "%", constant ? std::string_view() : std::string_view(spec.name), then);
 }
 
 Selection selectUpstreamWriteBacks(const Program& program, const SchemaTable& schemas) {
@@ -218,20 +207,22 @@ Selection selectUpstreamWriteBacks(const Program& program, const SchemaTable& sc
     const std::uint32_t targetSpec = inputNameToNode.find(spec.target);
     if (targetSpec == decltype(inputNameToNode)::kNone) {
       selection.skipped.push_back(describeSpec(
-          i, spec, {": target '", spec.target, "' is not in the lifted-input table, so no write-back (§2.1 step 3)"}));
+          i, spec,
+          fmt::format(": target '{}' is not in the lifted-input table, so no write-back (§2.1 step 3)", spec.target)));
       continue;
     }
     const std::size_t targetNode = placeholders[targetSpec];
     if (std::optional<std::size_t> terminal = inplaceLineage(program, schemas, returned[i], spec.kind)) {
       const std::string& reached = graph.nodes[*terminal].name;
       if (*terminal == targetNode)
-        selection.skipped.push_back(describeSpec(i, spec, {": in-place lineage ends at %", reached, ", the target itself"}));
+        selection.skipped.push_back(
+            describeSpec(i, spec, fmt::format(": in-place lineage ends at %{}, the target itself", reached)));
       else
         selection.skipped.push_back(describeSpec(
             i, spec,
-            {": in-place lineage ends at %", reached, ", which is ",
-             spec.kind == OutputKind::BufferMutation ? "a buffer" : "a user input", " but not the target %",
-             graph.nodes[targetNode].name, " (bug B1: the write-back is lost)"}));
+            fmt::format(": in-place lineage ends at %{}, which is {} but not the target %{} (bug B1: the write-back is lost)",
+                        reached, spec.kind == OutputKind::BufferMutation ? "a buffer" : "a user input",
+                        graph.nodes[targetNode].name)));
       continue;
     }
     selection.writeBacks.push_back({i, targetNode, nodeIndex(returned[i])});
@@ -568,8 +559,8 @@ PlannedCopy placeholderAndValueFloor(std::optional<std::size_t> lastPlaceholderI
 
 // The text of a copy its floor binds (rule R0 or R1) after `latest`.
 std::string floorText(const Graph& graph, CopyRule rule, std::size_t latest) {
-  return joined({"after %", graph.nodes[latest].name,
-                 rule == CopyRule::R0 ? ": the last placeholder" : ": defines the value"});
+  return fmt::format("after %{}: {}", graph.nodes[latest].name,
+                     rule == CopyRule::R0 ? "the last placeholder" : "defines the value");
 }
 
 // `_insertion_point(buf, val)`: the latest of R0 the last placeholder, R1 the value, R2 every
@@ -607,12 +598,12 @@ PlannedCopy insertionPoint(const Program& program, const GraphFacts& facts,
   const std::string& at = graph.nodes[latest].name;
   if (copy.rule == CopyRule::R2) {
     const std::size_t seed = writeBack.bufferNode;
-    copy.text = joined({"after %", at, ": uses the old contents of ", buffer, throughAlias(through, seed),
-                        aliasName(graph, through, seed)});
+    copy.text = fmt::format("after %{}: uses the old contents of {}{}{}", at, buffer, throughAlias(through, seed),
+                            aliasName(graph, through, seed));
   } else if (copy.rule == CopyRule::R3) {
     const std::size_t seed = *writeBack.valueNode;
-    copy.text = joined({"after %", at, ": may write the value %", graph.nodes[seed].name, throughAlias(through, seed),
-                        aliasName(graph, through, seed)});
+    copy.text = fmt::format("after %{}: may write the value %{}{}{}", at, graph.nodes[seed].name,
+                            throughAlias(through, seed), aliasName(graph, through, seed));
   } else {
     copy.text = floorText(graph, copy.rule, latest);
   }
@@ -674,11 +665,11 @@ PlannedCopy draftInsertionPoint(const Program& program, const GraphFacts& facts,
   }
   const std::string& at = graph.nodes[latest].name;
   if (copy.rule == CopyRule::R2)
-    copy.text = joined({"after %", at, ": the last direct user of ", graph.nodes[writeBack.bufferNode].name,
-                        " (aliases ignored)"});
+    copy.text = fmt::format("after %{}: the last direct user of {} (aliases ignored)", at,
+                            graph.nodes[writeBack.bufferNode].name);
   else if (copy.rule == CopyRule::R3)
-    copy.text = joined({"after %", at, ": the last direct user of the value %", graph.nodes[*writeBack.valueNode].name,
-                        " (any user counts as a writer)"});
+    copy.text = fmt::format("after %{}: the last direct user of the value %{} (any user counts as a writer)", at,
+                            graph.nodes[*writeBack.valueNode].name);
   else
     copy.text = floorText(graph, copy.rule, latest);
   copy.afterNode = latest;

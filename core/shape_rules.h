@@ -21,6 +21,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -38,6 +39,15 @@ struct StaticShape {
   std::size_t rank = 0;
 
   std::span<const std::int64_t> view() const { return {dims.data(), rank}; }
+  // The number of elements, or nullopt if it overflows int64 (as TensorType::numel).
+  std::optional<std::int64_t> numel() const {
+    std::int64_t n = 1;
+    for (std::int64_t d : view()) {
+      if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d) return std::nullopt;
+      n *= d;
+    }
+    return n;
+  }
   bool push(std::int64_t d) {
     if (rank == kMaxRank) return false;
     dims[rank++] = d;

@@ -273,8 +273,7 @@ bool textProgramIsSmall(const Program& program) {
     // Most annotations are static shapes, read here without building a TensorType (an
     // allocation each). One that also names no dtype only counts towards the budget.
     if (std::optional<StaticShape> shape = parseStaticShape(node.typeText)) {
-      n = 1;
-      for (std::int64_t d : shape->view()) n = d != 0 && *n > kSmallElements / d ? kSmallElements + 1 : *n * d;
+      n = shape->numel();
     } else if (std::optional<TensorType> type = node.tensorType()) {
       n = type->numel();
     } else {

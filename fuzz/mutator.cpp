@@ -261,16 +261,10 @@ bool reduceOne(Program& p, RandomChoices& ch) {
   return true;
 }
 
-std::size_t bodyNodes(const Graph& g) {
-  std::size_t n = 0;
-  for (const Node& node : g.nodes) n += !node.isPlaceholder() && !node.isOutput();
-  return n;
-}
-
 // An edit that returns false has left the program as it was (mutateProgram relies on it).
 bool applyOne(Program& p, const SchemaTable& schemas, RandomChoices& ch) {
   // Past the bound only the reducer's steps apply, so a larger seed's mutants come down to it.
-  if (bodyNodes(p.graph) > kMutatorMaxBodyNodes) return reduceOne(p, ch);
+  if (bodyNodeCount(p) > kMutatorMaxBodyNodes) return reduceOne(p, ch);
   switch (ch.pick(0, 7)) {
     case 0: return addNode(p, ch);
     case 1: return retarget(p, ch);

@@ -20,16 +20,6 @@
 #include "fuzz/fuzz_checks.h"
 #include "fuzz/mutator.h"
 
-namespace {
-
-std::size_t bodyNodes(const wb::Program& p) {
-  std::size_t n = 0;
-  for (const wb::Node& node : p.graph.nodes) n += !node.isPlaceholder() && !node.isOutput();
-  return n;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr, "usage: %s SEEDS FILE|DIR...\n", argv[0]);
@@ -53,18 +43,18 @@ int main(int argc, char** argv) {
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const std::optional<wb::Program> input = wb::fuzz::validProgramFromText(text);
     programs += input.has_value();
-    const std::size_t bound = std::max(input ? bodyNodes(*input) : 0, wb::fuzz::kMutatorMaxBodyNodes + 1);
+    const std::size_t bound = std::max(input ? wb::bodyNodeCount(*input) : 0, wb::fuzz::kMutatorMaxBodyNodes + 1);
     for (long seed = 0; seed < seeds; ++seed) {
       wb::fuzz::MutationMemo memo;
       const std::string out = wb::fuzz::mutateText(text, static_cast<std::uint32_t>(seed), memo);
       const std::optional<wb::Program> mutant = wb::fuzz::validProgramFromText(out);
       if (!mutant)
         wb::fuzz::die({"mutator output invalid", file.string() + " seed " + std::to_string(seed) + ":\n" + out});
-      if (bodyNodes(*mutant) > bound)
+      if (wb::bodyNodeCount(*mutant) > bound)
         wb::fuzz::die({"mutator grows a program past its bound",
-                       file.string() + " seed " + std::to_string(seed) + ": " + std::to_string(bodyNodes(*mutant)) +
+                       file.string() + " seed " + std::to_string(seed) + ": " + std::to_string(wb::bodyNodeCount(*mutant)) +
                            " body nodes, at most " + std::to_string(bound) + " allowed:\n" + out});
-      shrunk += input && bodyNodes(*mutant) < bodyNodes(*input);
+      shrunk += input && wb::bodyNodeCount(*mutant) < wb::bodyNodeCount(*input);
       // Mutating the output again, as libFuzzer does, must give what a fresh read of it gives.
       const std::string again = wb::fuzz::mutateText(out, static_cast<std::uint32_t>(seed + 1));
       if (wb::fuzz::mutateText(out, static_cast<std::uint32_t>(seed + 1), memo) != again)

@@ -86,8 +86,7 @@ std::optional<Program> dropOutput(const Program& p, std::size_t i) {
 
 // Candidate i drops the last B, B/2, B/4, ..., 1 body nodes (B = body size).
 std::optional<Program> truncateTail(const Program& p, std::size_t i) {
-  std::size_t body = 0;
-  for (const Node& n : p.graph.nodes) body += isBody(n);
+  const std::size_t body = bodyNodeCount(p);
   std::size_t drop = body;
   for (std::size_t k = 0; k < i && drop > 0; ++k) drop /= 2;
   if (drop == 0 || (i > 0 && drop == (body >> (i - 1)))) return std::nullopt;
@@ -384,7 +383,8 @@ std::size_t reductionCandidateCount(const Program& program, std::size_t step) {
 }
 
 std::optional<Program> reductionCandidate(const Program& program, std::size_t step, std::size_t i) {
-  if (step >= kReductionSteps || i >= steps()[step].count(program)) return std::nullopt;
+  // Every step's make() answers nullopt past its family, so the count is not worked out again.
+  if (step >= kReductionSteps) return std::nullopt;
   return steps()[step].make(program, i);
 }
 

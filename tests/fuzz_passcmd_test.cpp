@@ -56,7 +56,7 @@ std::map<std::string, std::vector<fs::path>> artifactsByHazard(const fs::path& d
 }
 
 std::size_t bodyNodesOf(const fs::path& artifact) {
-  return campaign::bodyNodeCount(testing::loadProgram(artifact));
+  return bodyNodeCount(testing::loadProgram(artifact));
 }
 
 // The Python adapter's bugs (B1: a lineage of another buffer skips its copy; B2: the copies-first
@@ -143,7 +143,7 @@ TEST(FuzzPassCmd, AHangShrinksToAHang) {
   ASSERT_NE(program, std::string::npos) << r.out;
   Result<Program> read = readProgram(r.out.substr(program));
   ASSERT_TRUE(read) << r.out;
-  EXPECT_EQ(campaign::bodyNodeCount(*read), 1u) << r.out;
+  EXPECT_EQ(bodyNodeCount(*read), 1u) << r.out;
 }
 
 TEST(FuzzPassCmd, PassCmdExcludesPlacementAndUntilClassesAll) {
