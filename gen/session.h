@@ -33,44 +33,40 @@ inline std::int64_t numelOf(const Dims& dims) {
   return n;
 }
 
-// NumPy broadcasting of two shapes, or nullopt.
-inline std::optional<Dims> broadcastDims(const Dims& a, const Dims& b) {
+// NumPy broadcasting of two shapes: f(i, d) for each dimension d of the result, in order (i
+// counts from the leading one); false, after the dimensions before it, at the first pair that
+// does not broadcast. The helpers below ask it without building the shape (the generator asks
+// of every candidate partner).
+template <typename F>
+bool forEachBroadcastDim(const Dims& a, const Dims& b, F&& f) {
   const std::size_t rank = std::max(a.size(), b.size());
-  Dims out(rank, 1);
   for (std::size_t i = 0; i < rank; ++i) {
     const std::int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     const std::int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1) return std::nullopt;
-    out[i] = std::max(da, db);
+    if (da != db && da != 1 && db != 1) return false;
+    if (!f(i, std::max(da, db))) return false;
   }
+  return true;
+}
+
+// The broadcast shape, or nullopt.
+inline std::optional<Dims> broadcastDims(const Dims& a, const Dims& b) {
+  Dims out;
+  out.reserve(std::max(a.size(), b.size()));
+  if (!forEachBroadcastDim(a, b, [&](std::size_t, std::int64_t d) { return out.push_back(d), true; })) return std::nullopt;
   return out;
 }
 
-// numelOf(*broadcastDims(a, b)), or nullopt when they do not broadcast; without building the
-// shape (the generator asks it of every candidate partner).
+// numelOf(*broadcastDims(a, b)), or nullopt when they do not broadcast.
 inline std::optional<std::int64_t> broadcastNumel(const Dims& a, const Dims& b) {
-  const std::size_t rank = std::max(a.size(), b.size());
   std::int64_t n = 1;
-  for (std::size_t i = 0; i < rank; ++i) {
-    const std::int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const std::int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1) return std::nullopt;
-    n *= std::max(da, db);
-  }
+  if (!forEachBroadcastDim(a, b, [&](std::size_t, std::int64_t d) { return n *= d, true; })) return std::nullopt;
   return n;
 }
 
-// Whether broadcastDims(from, to) == to, without building the shape.
+// Whether broadcastDims(from, to) == to.
 inline bool broadcastsTo(const Dims& from, const Dims& to) {
-  if (from.size() > to.size()) return false;
-  const std::size_t lead = to.size() - from.size();
-  for (std::size_t i = 0; i < to.size(); ++i) {
-    const std::int64_t df = i < lead ? 1 : from[i - lead];
-    const std::int64_t dt = to[i];
-    if (df != dt && df != 1 && dt != 1) return false;
-    if (std::max(df, dt) != dt) return false;
-  }
-  return true;
+  return from.size() <= to.size() && forEachBroadcastDim(from, to, [&](std::size_t i, std::int64_t d) { return d == to[i]; });
 }
 
 // The indices of the values one choice is made among: inline up to kInline (the fuzz targets'
