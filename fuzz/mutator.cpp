@@ -283,14 +283,22 @@ std::optional<Program> mutateProgram(const Program& program, const SchemaTable& 
   if (program.graph.nodes.empty() || !program.graph.nodes.back().isOutput()) return std::nullopt;
   RandomChoices ch(seed);
   const int edits = static_cast<int>(ch.pick(1, 3));
-  // Some edits do not apply to a given program, or break a rule (e.g. an in-place op on a
-  // placeholder that is also returned): try a few, keep the valid ones. `next` is edited in
-  // place; it is restored from the last valid state only after an edit that applied and broke a
-  // rule, since one that does not apply leaves it unchanged (a program's copy is most of an
-  // edit's cost).
-  std::optional<Program> kept;  // the program after the edits kept so far, once there is one
+  // Some edits do not apply to a given program (they return false and leave it unchanged), or
+  // break a rule (e.g. an in-place op on a placeholder that is also returned). Most sequences
+  // of edits that apply give a valid program: apply them all and validate once (validate() is
+  // most of an edit's cost).
   Program next = program;
   int applied = 0;
+  for (int attempt = 0; attempt < 12 && applied < edits; ++attempt)
+    if (applyOne(next, schemas, ch)) ++applied;
+  if (applied == 0) return std::nullopt;
+  if (validate(next).empty()) return next;
+  // Some edit broke a rule: again from the input, validating after each edit and keeping the
+  // valid ones. `next` is restored from the last valid state only after an edit that applied
+  // and broke a rule (a program's copy is the rest of an edit's cost).
+  std::optional<Program> kept;  // the program after the edits kept so far, once there is one
+  next = program;
+  applied = 0;
   for (int attempt = 0; attempt < 12 && applied < edits; ++attempt) {
     if (!applyOne(next, schemas, ch)) continue;
     if (!validate(next).empty()) {
