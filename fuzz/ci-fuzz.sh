@@ -73,7 +73,8 @@ replays=()
 for t in "${targets[@]}"; do replays+=("${t}_replay"); done
 # The targets over text programs, one property group each: still_fails replays every program
 # finding with all of them.
-text_program_replays=(text_program_fuzzer_replay text_placement_fuzzer_replay text_model_fuzzer_replay)
+text_program_replays=(text_program_fuzzer_replay text_placement_fuzzer_replay text_memplan_fuzzer_replay
+                      text_model_fuzzer_replay)
 for r in "${text_program_replays[@]}"; do
   [[ " ${replays[*]} " == *" $r "* ]] || replays+=("$r")
 done
@@ -153,12 +154,11 @@ still_fails() {
 
 # The replay driver over text programs that checks the property group of target $1: a text
 # target's own, and text_X for the generator's X (the same group over the printed program;
-# text_model_fuzzer does the round trip of read programs, text_placement_fuzzer the memory plans).
+# text_model_fuzzer does the round trip of read programs).
 text_replay_of() {
   case $1 in
     text_*) echo "${1}_replay" ;;
     round_trip_fuzzer) echo text_model_fuzzer_replay ;;
-    memplan_fuzzer) echo text_placement_fuzzer_replay ;;
     *) echo "text_${1}_replay" ;;
   esac
 }

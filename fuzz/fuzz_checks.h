@@ -11,7 +11,8 @@
 //   round_trip_fuzzer      generated programs: round trip
 //   text_fuzzer            the reader alone, on any bytes
 //   text_program_fuzzer    programs the reader accepts: the oracle (when small)
-//   text_placement_fuzzer  programs the reader accepts: early and end, memory plans
+//   text_placement_fuzzer  programs the reader accepts: early and end
+//   text_memplan_fuzzer    programs the reader accepts: the memory plans of early and end
 //   text_model_fuzzer      programs the reader accepts: the models of real code; round trip
 //
 // Checks return a Finding instead of aborting so that the reducer (replay driver `--shrink`)
@@ -86,13 +87,13 @@ struct CheckScope {
 
 // The property group of each target over programs, by name (generated_fuzzer.cpp and
 // read_fuzzer.cpp are built once per target with it): text_X checks X's group over programs read
-// from text, text_placement_fuzzer memplan_fuzzer's too and text_model_fuzzer round_trip_fuzzer's.
+// from text, and text_model_fuzzer round_trip_fuzzer's too.
 // Another name checks nothing.
 constexpr CheckScope propertyGroup(std::string_view target) {
   CheckScope scope;
   scope.roundTrip = target == "round_trip_fuzzer" || target == "text_model_fuzzer";
   scope.placements = target == "placement_fuzzer" || target == "text_placement_fuzzer";
-  scope.memoryPlans = target == "memplan_fuzzer" || target == "text_placement_fuzzer";
+  scope.memoryPlans = target == "memplan_fuzzer" || target == "text_memplan_fuzzer";
   scope.models = target == "model_fuzzer" || target == "text_model_fuzzer";
   scope.oracle = target == "program_fuzzer" || target == "text_program_fuzzer";
   return scope;
@@ -123,8 +124,8 @@ int testGeneratedBytes(std::span<const std::uint8_t> bytes, const CheckScope& sc
 std::optional<Finding> checkReader(std::string_view text);
 
 // The targets over text programs (text_program_fuzzer, text_placement_fuzzer,
-// text_model_fuzzer; every group by default, as fuzz_mutator_selftest asks): checkReader, then
-// the properties of `groups` on a program the reader accepts that validates (and whose own
+// text_memplan_fuzzer, text_model_fuzzer; every group by default, as fuzz_mutator_selftest
+// asks): checkReader, then the properties of `groups` on a program the reader accepts that validates (and whose own
 // schemas parse), with the oracle only when textProgramIsSmall.
 std::optional<Finding> checkText(std::string_view text, const CheckScope& groups = {});
 // The scope checkText uses for a program: `groups`, without the oracle when the program is

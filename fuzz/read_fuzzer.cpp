@@ -1,17 +1,19 @@
-// fuzz/read_fuzzer.cpp: the three targets over programs read from text, one source built three
+// fuzz/read_fuzzer.cpp: the four targets over programs read from text, one source built four
 // times (fuzz/CMakeLists.txt defines WBCHECK_READ_TARGET as the target's name): bytes -> the
 // program reader -> the properties of one group on a program it accepts that validates (and
 // whose own schemas parse). The reader's own properties (text_fuzzer's) come with each. These
 // are programs no generator policy makes (three printed forms, schema-less and custom ops,
 // corpus printouts): in the libFuzzer build a structure-aware mutator (fuzz/mutator.h) edits the
-// graph of inputs that are programs, alternating with libFuzzer's byte mutations. The three
+// graph of inputs that are programs, alternating with libFuzzer's byte mutations. The four
 // share their seed corpus (fuzz/corpus/text and corpus/) and mirror the generator's targets:
 //
 //   text_program_fuzzer    the oracle (`early` == S_par, `early` does not fail) when the program
 //                          is small enough to interpret (textProgramIsSmall).
 //   text_placement_fuzzer  our placements: `early` and `end` place without throwing, `early`
 //                          never fails, both give valid programs, placing early's result again
-//                          changes nothing; early's memory peak <= end's plus its clones.
+//                          changes nothing.
+//   text_memplan_fuzzer    the memory plans: `early` and `end` place without throwing, `early`
+//                          never fails; early's memory peak <= end's plus its clones.
 //   text_model_fuzzer      the models of real code place without throwing; read(write(p)) == p.
 //
 // One group per target keeps an execution cheap under ASan+UBSan (fuzz/README.md, "Speed");
@@ -28,7 +30,7 @@
 #include "fuzz/target.h"
 
 #ifndef WBCHECK_READ_TARGET
-#error "fuzz/CMakeLists.txt defines WBCHECK_READ_TARGET: text_program_fuzzer, text_placement_fuzzer or text_model_fuzzer"
+#error "fuzz/CMakeLists.txt defines WBCHECK_READ_TARGET: text_program_fuzzer, text_placement_fuzzer, text_memplan_fuzzer or text_model_fuzzer"
 #endif
 
 namespace wb::fuzz {
