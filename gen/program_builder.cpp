@@ -87,21 +87,26 @@ std::string baseNameOfTarget(std::string_view target) {
   return std::string(name);
 }
 
+ProgramBuilder::ProgramBuilder(const SchemaTable& table)
+    : table_(&table), names_{"output"}, createdWithName_{kNotCreated}, nameIndex_(NameAt{&names_}, 32) {
+  nameIndex_.insert(0);
+}
+
 std::string ProgramBuilder::freshName(std::string_view base) {
   std::string candidate(base);
   if (candidate.empty()) candidate = "node";
-  if (!isReserved(candidate) && !names_.contains(candidate)) {
-    names_.insert(candidate);
-    return candidate;
-  }
+  auto take = [&](std::string name) {
+    names_.push_back(std::move(name));
+    createdWithName_.push_back(kNotCreated);
+    nameIndex_.insert(static_cast<std::uint32_t>(names_.size() - 1));
+    return names_.back();
+  };
+  if (!isReserved(candidate) && nameIndex_.find(candidate) == decltype(nameIndex_)::kNone) return take(std::move(candidate));
   int& next = nextSuffix_[std::string(base)];
   if (next == 0) next = 1;
   while (true) {
     std::string name = candidate + "_" + std::to_string(next++);
-    if (!names_.contains(name)) {
-      names_.insert(name);
-      return name;
-    }
+    if (nameIndex_.find(name) == decltype(nameIndex_)::kNone) return take(std::move(name));
   }
 }
 
@@ -160,14 +165,17 @@ void ProgramBuilder::declareIfNeeded(const std::string& target) {
 
 void ProgramBuilder::created(const std::string& name, bool isPlaceholder) {
   const std::size_t index = isPlaceholder ? placeholders_.size() - 1 : body_.size() - 1;
-  createdAs_.emplace(name, static_cast<NodeId>(created_.size()));
+  // Every node's name comes from freshName; the first node made with a name keeps it.
+  if (const std::uint32_t n = nameIndex_.find(name); n != decltype(nameIndex_)::kNone && createdWithName_[n] == kNotCreated)
+    createdWithName_[n] = static_cast<NodeId>(created_.size());
   created_.push_back({isPlaceholder, static_cast<std::uint32_t>(index)});
 }
 
 Arg ProgramBuilder::ref(std::string_view name) const {
-  auto it = createdAs_.find(name);
-  if (it == createdAs_.end()) throw std::out_of_range("ProgramBuilder::ref: no node named " + std::string(name));
-  return Arg::ref(it->second);
+  const std::uint32_t n = nameIndex_.find(name);
+  if (n == decltype(nameIndex_)::kNone || createdWithName_[n] == kNotCreated)
+    throw std::out_of_range("ProgramBuilder::ref: no node named " + std::string(name));
+  return Arg::ref(createdWithName_[n]);
 }
 
 Arg ProgramBuilder::refList(const std::vector<std::string>& names) const {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "core/ir.h"
+#include "core/name_index.h"
 #include "core/schema.h"
 #include "core/shared_string.h"
 
@@ -39,7 +41,10 @@ using Kwargs = std::vector<std::pair<std::string, Arg>>;
 
 class ProgramBuilder {
  public:
-  explicit ProgramBuilder(const SchemaTable& table) : table_(&table) { names_.insert("output"); }
+  explicit ProgramBuilder(const SchemaTable& table);
+  // Its name index reads the names where the builder keeps them: it stays where it was made.
+  ProgramBuilder(const ProgramBuilder&) = delete;
+  ProgramBuilder& operator=(const ProgramBuilder&) = delete;
 
   // FX's naming: base, base_1, base_2, ...; a Python builtin (`sum`, `slice`) starts at _1.
   std::string freshName(std::string_view base);
@@ -103,20 +108,29 @@ class ProgramBuilder {
   void created(const std::string& name, bool isPlaceholder);
 
   const SchemaTable* table_;
-  std::set<std::string, std::less<>> names_;
+  // Every name handed out ("output" first), and per name the node created with it (kNotCreated
+  // for a name no node has taken yet). A builder makes a name per node; a flat index over the
+  // list costs no allocation per name, as a std::set or std::map of the names did.
+  static constexpr NodeId kNotCreated = std::numeric_limits<NodeId>::max();
+  struct NameAt {
+    const std::vector<std::string>* names;
+    std::string_view operator()(std::uint32_t i) const { return (*names)[i]; }
+  };
+  std::vector<std::string> names_;
+  std::vector<NodeId> createdWithName_;
+  FlatNameIndex<NameAt> nameIndex_;
   std::map<std::string, int, std::less<>> nextSuffix_;
   std::vector<Node> placeholders_;
   std::vector<std::string> placeholderNames_;
   std::vector<InputSpec> inputs_;
   std::vector<Node> body_;
   // Per node in creation order: whether it is a placeholder, and its index in placeholders_ or
-  // body_; and the creation number of each name.
+  // body_.
   struct Created {
     bool isPlaceholder = false;
     std::uint32_t index = 0;
   };
   std::vector<Created> created_;
-  std::map<std::string, NodeId, std::less<>> createdAs_;
   std::vector<Arg> returned_;
   std::vector<OutputSpec> outputs_;
   std::vector<std::string> declared_;
