@@ -363,6 +363,10 @@ struct RunScratch {
 // The run of a forked program starts from a fork state in `scratch` when one fits.
 void observeElement(const std::shared_ptr<const ElementProgram>& exe, std::span<const Semantics> endings,
                     InputSet inputs, RunScratch& scratch, std::span<Observations> out);
+// The storage tier's: runs once and fills out[k] as runStorage's results, flattened (one value
+// an observation), with the run's state in `scratch`.
+void observeStorage(const StorageProgram& exe, std::span<const Semantics> endings, InputSet inputs,
+                    RunScratch& scratch, std::span<Observations> out);
 void observe(const Executable& exe, std::span<const Semantics> endings, InputSet inputs, RunScratch& scratch,
              std::span<Observations> out);
 // The label of observation i (a placeholder's name, "output 1 (%add)").

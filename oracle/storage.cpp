@@ -44,11 +44,17 @@ struct SValue {
   std::vector<SValue> items;
 };
 
+// A run's state, laid flat over one buffer (see stateOver): per root its digest, the path of
+// its last write through a view (kNoPath: none) and the value written there; then the slots
+// (non-tensor values). One buffer, so that runs reuse a scratch buffer and a snapshot (for
+// several endings) is one copy.
+constexpr std::uint64_t kNoPath = ~std::uint64_t{0};
+
 struct SState {
-  std::vector<std::uint64_t> digest;     // per root
-  std::vector<std::int32_t> lastPath;    // per root: path of the last write through a view, -1
-  std::vector<std::uint64_t> lastValue;  // per root
-  std::vector<std::uint64_t> slots;      // non-tensor values
+  std::uint64_t* digest = nullptr;     // per root
+  std::uint64_t* lastPath = nullptr;   // per root
+  std::uint64_t* lastValue = nullptr;  // per root
+  std::uint64_t* slots = nullptr;
   std::uint64_t seed = 0;
   int inputSet = 0;
   const InputValues* values = nullptr;  // explicit digests of some placeholders (element 0)
@@ -85,9 +91,9 @@ struct StorageProgram {
   std::uint64_t read(const SState& st, std::uint32_t root, std::uint32_t path) const {
     if (path == 0) return st.digest[root];
     const Path& p = paths[path];
-    std::int32_t last = st.lastPath[root];
-    if (last >= 0) {
-      const Path& lp = paths[static_cast<std::size_t>(last)];
+    const std::uint64_t last = st.lastPath[root];
+    if (last != kNoPath) {
+      const Path& lp = paths[last];
       if (lp.size() <= p.size() && std::equal(lp.begin(), lp.end(), p.begin())) {
         std::uint64_t v = st.lastValue[root];
         for (std::size_t i = lp.size(); i < p.size(); ++i) v = combine(v, p[i]);
@@ -122,13 +128,13 @@ struct StorageProgram {
       // buffer read differently in S_par than in the placed run, which has no end writes.)
       if (st.digest[target.root] == value) return;
       st.digest[target.root] = value;
-      st.lastPath[target.root] = -1;
+      st.lastPath[target.root] = kNoPath;
       return;
     }
     std::uint64_t pathHash = 0;
     for (std::uint64_t step : paths[target.path]) pathHash = combine(pathHash, step);
     st.digest[target.root] = combine(combine(st.digest[target.root], pathHash), value);
-    st.lastPath[target.root] = static_cast<std::int32_t>(target.path);
+    st.lastPath[target.root] = target.path;
     st.lastValue[target.root] = value;
   }
 };
@@ -203,7 +209,7 @@ class StorageCompiler {
     std::uint32_t root = v.root;
     emit([f = std::move(f), root](SState& st) {
       st.digest[root] = f(st);
-      st.lastPath[root] = -1;
+      st.lastPath[root] = kNoPath;
     });
     return v;
   }
@@ -540,40 +546,69 @@ Result<std::shared_ptr<const StorageProgram>> compileStorage(const Analysis& ana
   return Result<std::shared_ptr<const StorageProgram>>::success(StorageCompiler(analysis, options).compile());
 }
 
-std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Semantics> endings, InputSet inputs,
-                                  bool recordNodeHashes) {
+namespace {
+
+// The state of a run of `exe` with `inputs`, laid over `buffer` (resized): every digest, value
+// and slot 0, no view written.
+SState stateOver(const StorageProgram& exe, InputSet inputs, std::vector<std::uint64_t>& buffer) {
+  const std::size_t roots = exe.roots;
+  buffer.assign(3 * roots + exe.slots, 0);
+  std::fill(buffer.begin() + static_cast<std::ptrdiff_t>(roots), buffer.begin() + static_cast<std::ptrdiff_t>(2 * roots),
+            kNoPath);
   SState st;
+  st.digest = buffer.data();
+  st.lastPath = st.digest + roots;
+  st.lastValue = st.lastPath + roots;
+  st.slots = st.lastValue + roots;
   st.seed = inputs.seed;
   st.inputSet = inputs.index;
   st.values = inputs.values;
-  st.digest.assign(exe.roots, 0);
-  st.lastPath.assign(exe.roots, -1);
-  st.lastValue.assign(exe.roots, 0);
-  st.slots.assign(exe.slots, 0);
-  std::vector<std::uint64_t> nodeHashes;
-  if (recordNodeHashes) nodeHashes.assign(exe.nodeStepEnd.size(), 0);
+  return st;
+}
+
+// Runs every step; with `nodeHashes`, records each node's value after its steps.
+void runSteps(const StorageProgram& exe, SState& st, std::uint64_t* nodeHashes) {
   std::size_t s = 0;
   for (std::size_t n = 0; n < exe.nodeStepEnd.size(); ++n) {
     for (; s < exe.nodeStepEnd[n]; ++s) exe.steps[s](st);
-    if (recordNodeHashes) nodeHashes[n] = exe.read(st, exe.nodeValues[n]);
+    if (nodeHashes) nodeHashes[n] = exe.read(st, exe.nodeValues[n]);
   }
+}
+
+// Applies ending `sem`'s end writes (`values`: scratch).
+void applyEnding(const StorageProgram& exe, SState& st, Semantics sem, std::vector<std::uint64_t>& values) {
+  if (sem == Semantics::Par || sem == Semantics::Value) {
+    values.clear();
+    for (const SEndWrite& w : exe.endWrites) values.push_back(exe.read(st, w.value));
+    for (std::size_t i = 0; i < values.size(); ++i) exe.write(st, exe.endWrites[i].target, values[i]);
+  } else if (sem == Semantics::Seq) {
+    for (const SEndWrite& w : exe.endWrites) exe.write(st, w.target, exe.read(st, w.value));
+  }
+}
+
+const std::vector<std::pair<std::string, SValue>>& outputsOf(const StorageProgram& exe, Semantics sem) {
+  return sem == Semantics::Placed ? exe.placedOutputs : exe.referenceOutputs;
+}
+
+}  // namespace
+
+std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Semantics> endings, InputSet inputs,
+                                  bool recordNodeHashes) {
+  std::vector<std::uint64_t> buffer, snapshot, values;
+  SState st = stateOver(exe, inputs, buffer);
+  std::vector<std::uint64_t> nodeHashes;
+  if (recordNodeHashes) nodeHashes.assign(exe.nodeStepEnd.size(), 0);
+  runSteps(exe, st, recordNodeHashes ? nodeHashes.data() : nullptr);
   std::vector<RunResult> results;
   results.reserve(endings.size());
-  const SState snapshot = endings.size() > 1 ? st : SState();
+  if (endings.size() > 1) snapshot = buffer;
   for (std::size_t k = 0; k < endings.size(); ++k) {
-    if (k > 0) st = snapshot;
+    if (k > 0) std::copy(snapshot.begin(), snapshot.end(), buffer.begin());
     const Semantics sem = endings[k];
-    if (sem == Semantics::Par || sem == Semantics::Value) {
-      std::vector<std::uint64_t> values;
-      values.reserve(exe.endWrites.size());
-      for (const SEndWrite& w : exe.endWrites) values.push_back(exe.read(st, w.value));
-      for (std::size_t i = 0; i < values.size(); ++i) exe.write(st, exe.endWrites[i].target, values[i]);
-    } else if (sem == Semantics::Seq) {
-      for (const SEndWrite& w : exe.endWrites) exe.write(st, w.target, exe.read(st, w.value));
-    }
+    applyEnding(exe, st, sem, values);
     RunResult r;
     r.tier = Tier::Storage;
-    const auto& outs = sem == Semantics::Placed ? exe.placedOutputs : exe.referenceOutputs;
+    const auto& outs = outputsOf(exe, sem);
     r.placeholders.reserve(exe.placeholders.size());
     r.outputs.reserve(outs.size());
     for (const auto& [label, root] : exe.placeholders) r.placeholders.push_back({label, {st.digest[root]}});
@@ -582,6 +617,28 @@ std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Sem
     results.push_back(std::move(r));
   }
   return results;
+}
+
+void observeStorage(const StorageProgram& exe, std::span<const Semantics> endings, InputSet inputs,
+                    RunScratch& scratch, std::span<Observations> out) {
+  SState st = stateOver(exe, inputs, scratch.arena);
+  runSteps(exe, st, nullptr);
+  if (endings.size() > 1) scratch.snapshot.assign(scratch.arena.begin(), scratch.arena.end());
+  for (std::size_t k = 0; k < endings.size(); ++k) {
+    if (k > 0) std::copy(scratch.snapshot.begin(), scratch.snapshot.end(), scratch.arena.begin());
+    applyEnding(exe, st, endings[k], scratch.out);
+    Observations& o = out[k];
+    o.clear();
+    for (const auto& entry : exe.placeholders) {
+      o.values.push_back(st.digest[entry.second]);
+      o.endObservation();
+    }
+    o.placeholders = exe.placeholders.size();
+    for (const auto& entry : outputsOf(exe, endings[k])) {
+      o.values.push_back(exe.read(st, entry.second));
+      o.endObservation();
+    }
+  }
 }
 
 std::string storageObservationLabel(const StorageProgram& exe, bool isOutput, std::size_t i) {
