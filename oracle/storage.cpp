@@ -22,7 +22,7 @@
 // root holding the written value (oracle.h).
 // Coarser than the element tier: disjoint views of one root interfere.
 #include <algorithm>
-#include <functional>
+#include <span>
 #include <map>
 #include <unordered_map>
 
@@ -67,7 +67,32 @@ struct SState {
   }
 };
 
-using SStep = std::function<void(SState&)>;
+// A step: a value computed from the state, stored in a root, a slot or through a view. Steps
+// are plain records interpreted by one switch (StorageProgram::runStep): a compile allocates
+// its step and operand lists, not a closure per step.
+enum class SCompute : std::uint8_t {
+  Input,        // placeholders[from]'s initial digest (a: the hash of its name)
+  Constant,     // a
+  Fold,         // a folded with the reads of the operands
+  LastRead,     // the read of the last operand (0 with none): copies
+  Slot,         // slots[from]
+  SlotCombine,  // combine(slots[from], a)
+  Read,         // the read of the operand
+  ReadCombine,  // combine(the read of the operand, a)
+};
+enum class SDest : std::uint8_t {
+  Root,   // digest[index] (the whole storage: no view write remembered)
+  Slot,   // slots[index]
+  Write,  // written through operands[index] (see StorageProgram::write)
+};
+struct SStep {
+  SCompute compute = SCompute::Constant;
+  SDest dest = SDest::Slot;
+  std::uint32_t index = 0;
+  std::uint32_t from = 0;
+  std::uint32_t operandsAt = 0, operandsCount = 0;  // into StorageProgram::operands
+  std::uint64_t a = 0;
+};
 
 struct SEndWrite {
   SValue target, value;
@@ -82,6 +107,7 @@ struct StorageProgram {
   // Every node's steps in one list, in graph order: node n's are [nodeStepEnd[n - 1],
   // nodeStepEnd[n]) (from 0 for the first).
   std::vector<SStep> steps;
+  std::vector<SValue> operands;  // what the steps read, and the targets of their writes
   std::vector<std::uint32_t> nodeStepEnd;
   std::vector<SValue> nodeValues;
   std::vector<std::pair<std::string, std::uint32_t>> placeholders;  // label, root
@@ -137,6 +163,37 @@ struct StorageProgram {
     st.lastPath[target.root] = target.path;
     st.lastValue[target.root] = value;
   }
+
+  std::uint64_t compute(const SState& st, const SStep& s) const {
+    const SValue* in = operands.data() + s.operandsAt;
+    switch (s.compute) {
+      case SCompute::Input: return st.input(placeholders[s.from].first, s.a);
+      case SCompute::Constant: return s.a;
+      case SCompute::Fold: {
+        std::uint64_t h = s.a;
+        for (std::uint32_t k = 0; k < s.operandsCount; ++k) h = combine(h, read(st, in[k]));
+        return h;
+      }
+      case SCompute::LastRead: return s.operandsCount == 0 ? 0 : read(st, in[s.operandsCount - 1]);
+      case SCompute::Slot: return st.slots[s.from];
+      case SCompute::SlotCombine: return combine(st.slots[s.from], s.a);
+      case SCompute::Read: return read(st, in[0]);
+      case SCompute::ReadCombine: return combine(read(st, in[0]), s.a);
+    }
+    return 0;
+  }
+
+  void runStep(SState& st, const SStep& s) const {
+    const std::uint64_t v = compute(st, s);
+    switch (s.dest) {
+      case SDest::Root:
+        st.digest[s.index] = v;
+        st.lastPath[s.index] = kNoPath;
+        break;
+      case SDest::Slot: st.slots[s.index] = v; break;
+      case SDest::Write: write(st, operands[s.index], v); break;
+    }
+  }
 };
 
 namespace {
@@ -159,12 +216,13 @@ class StorageCompiler {
       const Node& n = g.nodes[i];
       switch (n.op) {
         case NodeOp::Placeholder:
-          values_[i] = freshRoot([name = n.name, h = hashText(n.name)](const SState& st) { return st.input(name, h); });
+          values_[i] = freshRoot(computed(SCompute::Input, hashText(n.name),
+                                          static_cast<std::uint32_t>(out_->placeholders.size())));
           out_->placeholders.emplace_back(n.name, values_[i].root);
           declared_[i] = values_[i];
           break;
         case NodeOp::GetAttr:
-          values_[i] = freshRoot([h = hashText("get_attr:" + n.target)](const SState&) { return h; });
+          values_[i] = freshRoot(computed(SCompute::Constant, hashText("get_attr:" + n.target)));
           break;
         case NodeOp::CallFunction:
         case NodeOp::CallModule: values_[i] = compileCall(n); break;
@@ -192,7 +250,7 @@ class StorageCompiler {
   std::uint32_t roots_ = 0, slots_ = 0;
   std::size_t current_ = 0;
 
-  void emit(SStep step) { out_->steps.push_back(std::move(step)); }
+  void emit(const SStep& step) { out_->steps.push_back(step); }
 
   std::uint32_t internPath(const Path& p) {
     if (p.empty()) return 0;
@@ -201,26 +259,53 @@ class StorageCompiler {
     return it->second;
   }
 
-  // A fresh root whose digest is computed by `f` at run time.
-  SValue freshRoot(std::function<std::uint64_t(const SState&)> f) {
+  // A step's computation (its destination is set where it is emitted).
+  static SStep computed(SCompute compute, std::uint64_t a = 0, std::uint32_t from = 0) {
+    SStep s;
+    s.compute = compute;
+    s.a = a;
+    s.from = from;
+    return s;
+  }
+  // One that reads `operands` (appended to the program's operand list).
+  SStep reading(SCompute compute, std::span<const SValue> operands, std::uint64_t a = 0) {
+    SStep s = computed(compute, a);
+    s.operandsAt = static_cast<std::uint32_t>(out_->operands.size());
+    s.operandsCount = static_cast<std::uint32_t>(operands.size());
+    out_->operands.insert(out_->operands.end(), operands.begin(), operands.end());
+    return s;
+  }
+  SStep reading(SCompute compute, const SValue& operand, std::uint64_t a = 0) {
+    return reading(compute, std::span<const SValue>(&operand, 1), a);
+  }
+
+  // A fresh root whose digest `s` computes at run time.
+  SValue freshRoot(SStep s) {
     SValue v;
     v.kind = SValue::Kind::View;
     v.root = roots_++;
-    std::uint32_t root = v.root;
-    emit([f = std::move(f), root](SState& st) {
-      st.digest[root] = f(st);
-      st.lastPath[root] = kNoPath;
-    });
+    s.dest = SDest::Root;
+    s.index = v.root;
+    emit(s);
     return v;
   }
 
-  SValue freshSlot(std::function<std::uint64_t(const SState&)> f) {
+  SValue freshSlot(SStep s) {
     SValue v;
     v.kind = SValue::Kind::Slot;
     v.slot = slots_++;
-    std::uint32_t slot = v.slot;
-    emit([f = std::move(f), slot](SState& st) { st.slots[slot] = f(st); });
+    s.dest = SDest::Slot;
+    s.index = v.slot;
+    emit(s);
     return v;
+  }
+
+  // Writes what `s` computes through `target` (StorageProgram::write).
+  void emitWrite(const SValue& target, SStep s) {
+    s.dest = SDest::Write;
+    s.index = static_cast<std::uint32_t>(out_->operands.size());
+    out_->operands.push_back(target);
+    emit(s);
   }
 
   SValue viewOf(const SValue& base, std::uint64_t step) {
@@ -271,35 +356,30 @@ class StorageCompiler {
     }
   }
 
-  // A runtime function: H(seed, reads of `inputs`).
-  std::function<std::uint64_t(const SState&)> hashOfReads(std::uint64_t seed, std::vector<SValue> inputs) {
-    const StorageProgram* prog = out_.get();
-    return [prog, seed, inputs = std::move(inputs)](const SState& st) {
-      std::uint64_t h = seed;
-      for (const SValue& in : inputs) h = combine(h, prog->read(st, in));
-      return h;
-    };
-  }
+  // H(seed, reads of `inputs`), at run time.
+  SStep hashOfReads(std::uint64_t seed, std::span<const SValue> inputs) { return reading(SCompute::Fold, inputs, seed); }
 
   // A schema-less target in a behaviour draw other than 0 (oracle.h: HavocBehaviour): reads
   // every input, then writes H(reads, 2000 + k) into tensor argument k (through its view, or
   // its whole storage) where the draw says so; the result is a fresh root holding the hash of
   // the reads, or tensor argument k itself (getitems of it are views of it).
-  SValue compileHavoc(const HavocBehaviour& behaviour, std::uint64_t seed, std::vector<SValue> inputs) {
+  SValue compileHavoc(const HavocBehaviour& behaviour, std::uint64_t seed, const std::vector<SValue>& inputs) {
     std::vector<SValue> tensors;
     for (const SValue& in : inputs)
       if (in.kind == SValue::Kind::View) tensors.push_back(in);
     const std::uint32_t valueSlot = slots_++;
-    emit([f = hashOfReads(seed, std::move(inputs)), valueSlot](SState& st) { st.slots[valueSlot] = f(st); });
-    const StorageProgram* prog = out_.get();
+    SStep value = hashOfReads(seed, inputs);
+    value.dest = SDest::Slot;
+    value.index = valueSlot;
+    emit(value);
     for (std::size_t k = 0; k < tensors.size(); ++k) {
       if (!behaviour.writes(k, tensors.size())) continue;
       SValue target = tensors[k];
       if (behaviour.writesWholeStorage(k)) target.path = 0;
-      emit([prog, target, valueSlot, k](SState& st) { prog->write(st, target, combine(st.slots[valueSlot], 2000 + k)); });
+      emitWrite(target, computed(SCompute::SlotCombine, 2000 + k, valueSlot));
     }
     if (std::optional<std::size_t> k = behaviour.resultViewOf(0, tensors.size())) return tensors[*k];
-    return freshRoot([valueSlot](const SState& st) { return st.slots[valueSlot]; });
+    return freshRoot(computed(SCompute::Slot, 0, valueSlot));
   }
 
   SValue compileCall(const Node& n) {
@@ -318,11 +398,10 @@ class StorageCompiler {
       std::uint64_t step = combine(hashText("getitem"), static_cast<std::uint64_t>(i));
       if (container.kind == SValue::Kind::Slot) {
         std::uint32_t from = container.slot;
-        return freshSlot([from, step](const SState& st) { return combine(st.slots[from], step); });
+        return freshSlot(computed(SCompute::SlotCombine, step, from));
       }
       if (!valueModel_) return viewOf(container, step);
-      const StorageProgram* prog = out_.get();
-      return freshRoot([prog, container, step](const SState& st) { return combine(prog->read(st, container), step); });
+      return freshRoot(reading(SCompute::ReadCombine, container, step));
     }
     std::vector<SValue> inputs;
     std::uint64_t seed = info.opId;
@@ -338,14 +417,14 @@ class StorageCompiler {
         seed = combine(combine(seed, hashText(name)), constantPart(v));
       }
       const HavocBehaviour behaviour(valueModel_ ? 0 : options_.behaviour, n.name);
-      if (behaviour.readsOnly()) return freshRoot(hashOfReads(seed, std::move(inputs)));
-      return compileHavoc(behaviour, seed, std::move(inputs));
+      if (behaviour.readsOnly()) return freshRoot(hashOfReads(seed, inputs));
+      return compileHavoc(behaviour, seed, inputs);
     }
     const Schema& s = *info.schema;
     if (!facts.bound) {  // arguments that do not fit: treat as schema-less (reads all, fresh result)
       for (const Arg& a : n.args) views(resolve(a), inputs);
       for (const auto& [name, a] : n.kwargs) views(resolve(a), inputs);
-      return freshRoot(hashOfReads(seed, std::move(inputs)));
+      return freshRoot(hashOfReads(seed, inputs));
     }
     std::vector<SValue> args;
     args.reserve(facts.argsCount);
@@ -366,9 +445,8 @@ class StorageCompiler {
       std::uint64_t step = combine(static_cast<std::uint64_t>(info.kind), literals ^ info.opId);
       auto makeView = [&](std::uint64_t st) -> SValue {
         if (!copy) return identity ? self : viewOf(self, st);
-        const StorageProgram* prog = out_.get();
-        if (identity) return freshRoot([prog, self](const SState& state) { return prog->read(state, self); });
-        return freshRoot([prog, self, st](const SState& state) { return combine(prog->read(state, self), st); });
+        if (identity) return freshRoot(reading(SCompute::Read, self));
+        return freshRoot(reading(SCompute::ReadCombine, self, st));
       };
       if (!isListViewKind(info.kind)) return makeView(step);
       SValue list;
@@ -381,7 +459,7 @@ class StorageCompiler {
     if (info.kind == OpKind::SymSize) {
       std::uint64_t h = literals;
       for (const SValue& a : args) h = combine(h, a.kind == SValue::Kind::View ? a.path : 0);
-      return freshSlot([h](const SState&) { return h; });
+      return freshSlot(computed(SCompute::Constant, h));
     }
 
     // The value computed by the op.
@@ -398,17 +476,14 @@ class StorageCompiler {
     }
     const std::uint32_t valueSlot = slots_++;
     {
-      const StorageProgram* prog = out_.get();
-      emit([prog, inputs, literals, copyLike, valueSlot](SState& st) {
-        std::uint64_t h = copyLike ? 0 : literals;
-        for (const SValue& in : inputs) h = copyLike ? prog->read(st, in) : combine(h, prog->read(st, in));
-        st.slots[valueSlot] = h;
-      });
+      SStep value = reading(copyLike ? SCompute::LastRead : SCompute::Fold, inputs, literals);
+      value.dest = SDest::Slot;
+      value.index = valueSlot;
+      emit(value);
     }
+    // What is written into argument k (or a result) on channel `channel`.
     auto writtenValue = [copyLike, valueSlot](std::uint64_t channel) {
-      return [copyLike, valueSlot, channel](const SState& st) {
-        return copyLike ? st.slots[valueSlot] : combine(st.slots[valueSlot], channel);
-      };
+      return copyLike ? computed(SCompute::Slot, 0, valueSlot) : computed(SCompute::SlotCombine, channel, valueSlot);
     };
 
     // Writes. Storage model: into the argument. Value model (F): a fresh root, the new
@@ -433,17 +508,10 @@ class StorageCompiler {
         }
         continue;
       }
-      const StorageProgram* prog = out_.get();
       if (args[k].kind == SValue::Kind::View) {
-        SValue target = args[k];
-        auto f = writtenValue(k);
-        emit([prog, target, f](SState& st) { prog->write(st, target, f(st)); });
+        emitWrite(args[k], writtenValue(k));
       } else if (args[k].kind == SValue::Kind::List) {
-        for (std::size_t j = 0; j < args[k].items.size(); ++j) {
-          SValue target = args[k].items[j];
-          auto f = writtenValue(combine(k, j));
-          emit([prog, target, f](SState& st) { prog->write(st, target, f(st)); });
-        }
+        for (std::size_t j = 0; j < args[k].items.size(); ++j) emitWrite(args[k].items[j], writtenValue(combine(k, j)));
       }
     }
 
@@ -472,9 +540,7 @@ class StorageCompiler {
         std::uint64_t step = combine(literals, 9000 + r);
         if (!valueModel_) results.push_back(viewOf(args[*aliased], step));
         else {
-          const StorageProgram* prog = out_.get();
-          SValue base = args[*aliased];
-          results.push_back(freshRoot([prog, base, step](const SState& st) { return combine(prog->read(st, base), step); }));
+          results.push_back(freshRoot(reading(SCompute::ReadCombine, args[*aliased], step)));
         }
       } else {
         results.push_back(freshRoot(writtenValue(1000 + r)));
@@ -492,9 +558,7 @@ class StorageCompiler {
         static_cast<std::size_t>(*share) < n.args.size()) {
       SValue base = resolve(n.args[static_cast<std::size_t>(*share)]);
       if (base.kind == SValue::Kind::View) {
-        const StorageProgram* prog = out_.get();
-        SValue fresh = result;
-        emit([prog, base, fresh](SState& st) { prog->write(st, base, prog->read(st, fresh)); });
+        emitWrite(base, reading(SCompute::Read, result));
         result = base;
       }
     }
@@ -570,7 +634,7 @@ SState stateOver(const StorageProgram& exe, InputSet inputs, std::vector<std::ui
 void runSteps(const StorageProgram& exe, SState& st, std::uint64_t* nodeHashes) {
   std::size_t s = 0;
   for (std::size_t n = 0; n < exe.nodeStepEnd.size(); ++n) {
-    for (; s < exe.nodeStepEnd[n]; ++s) exe.steps[s](st);
+    for (; s < exe.nodeStepEnd[n]; ++s) exe.runStep(st, exe.steps[s]);
     if (nodeHashes) nodeHashes[n] = exe.read(st, exe.nodeValues[n]);
   }
 }
