@@ -208,7 +208,11 @@ class StorageCompiler {
     out_ = std::make_shared<StorageProgram>();
     out_->paths.push_back({});
     out_->steps.reserve(2 * g.nodes.size());
+    out_->operands.reserve(2 * g.nodes.size());
     out_->nodeStepEnd.resize(g.nodes.size());
+    std::size_t placeholders = 0;
+    for (const Node& n : g.nodes) placeholders += n.isPlaceholder();
+    out_->placeholders.reserve(placeholders);
     values_.resize(g.nodes.size());
     declared_.resize(g.nodes.size());
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
@@ -232,7 +236,7 @@ class StorageCompiler {
     }
     compileEnd();  // what it emits belongs to the last node, as the steps it follows
     if (!out_->nodeStepEnd.empty()) out_->nodeStepEnd.back() = static_cast<std::uint32_t>(out_->steps.size());
-    out_->nodeValues = values_;
+    out_->nodeValues = std::move(values_);
     out_->roots = roots_;
     out_->slots = slots_;
     return out_;
@@ -249,6 +253,9 @@ class StorageCompiler {
   std::map<Path, std::uint32_t> pathIndex_;
   std::uint32_t roots_ = 0, slots_ = 0;
   std::size_t current_ = 0;
+  // One call's inputs (the tensors it reads), bound arguments and results: kept across the
+  // calls of a compile, so that each call does not allocate its own.
+  std::vector<SValue> inputs_, args_, results_;
 
   void emit(const SStep& step) { out_->steps.push_back(step); }
 
@@ -403,7 +410,8 @@ class StorageCompiler {
       if (!valueModel_) return viewOf(container, step);
       return freshRoot(reading(SCompute::ReadCombine, container, step));
     }
-    std::vector<SValue> inputs;
+    std::vector<SValue>& inputs = inputs_;
+    inputs.clear();
     std::uint64_t seed = info.opId;
     if (!info.schema) {
       for (const Arg& a : n.args) {
@@ -426,8 +434,8 @@ class StorageCompiler {
       for (const auto& [name, a] : n.kwargs) views(resolve(a), inputs);
       return freshRoot(hashOfReads(seed, inputs));
     }
-    std::vector<SValue> args;
-    args.reserve(facts.argsCount);
+    std::vector<SValue>& args = args_;
+    args.clear();
     for (const ArgRef& a : analysis_.args(facts)) args.push_back(resolve(*a.arg));
     std::uint64_t literals = info.opId;
     for (std::size_t k = 0; k < args.size(); ++k)
@@ -489,7 +497,7 @@ class StorageCompiler {
     // Writes. Storage model: into the argument. Value model (F): a fresh root, the new
     // version, replaces the argument node for later references, except for an in-place-kind
     // op's returned self (see rebindsWrittenArgument), whose new version is its result.
-    std::vector<std::optional<SValue>> versions(args.size());  // F: new version of argument k
+    std::vector<std::optional<SValue>> versions(valueModel_ ? args.size() : 0);  // F: new version of argument k
     for (std::size_t k = 0; k < args.size(); ++k) {
       if (!s.arguments[k].type.isWrite()) continue;
       if (valueModel_) {
@@ -516,7 +524,8 @@ class StorageCompiler {
     }
 
     // Results.
-    std::vector<SValue> results;
+    std::vector<SValue>& results = results_;
+    results.clear();
     for (std::size_t r = 0; r < s.returns.size(); ++r) {
       const SchemaType& type = s.returns[r].type;
       std::optional<std::size_t> aliased;
@@ -583,6 +592,8 @@ class StorageCompiler {
       if (std::optional<std::size_t> node = analysis_.mutatedPlaceholder[pos]) return declared_[*node];
       return std::nullopt;
     };
+    out_->placedOutputs.reserve(analysis_.visibleOutputs.size());
+    out_->referenceOutputs.reserve(analysis_.visibleOutputs.size());
     for (std::size_t pos : analysis_.visibleOutputs) {
       SValue v = resolve(*returned[pos].arg);
       std::string label = "output " + std::to_string(out_->placedOutputs.size());
@@ -693,6 +704,9 @@ void observeStorage(const StorageProgram& exe, std::span<const Semantics> ending
     applyEnding(exe, st, endings[k], scratch.out);
     Observations& o = out[k];
     o.clear();
+    const std::size_t count = exe.placeholders.size() + outputsOf(exe, endings[k]).size();
+    o.values.reserve(count);
+    o.ends.reserve(count);
     for (const auto& entry : exe.placeholders) {
       o.values.push_back(st.digest[entry.second]);
       o.endObservation();
