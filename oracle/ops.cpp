@@ -656,6 +656,7 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
     a.returnedCount = static_cast<std::uint32_t>(r.arg->isSequence() ? r.arg->items.size() : 1);
   }
   const Signature& sig = program.signature;
+  a.visibleOutputs.reserve(a.returnedCount);
   for (std::size_t p = 0; p < a.returnedCount; ++p) {
     const bool mutation = p < sig.outputs.size() && isMutation(sig.outputs[p].kind);
     if (p >= sig.outputs.size() || sig.outputs[p].kind != OutputKind::BufferMutation) a.visibleOutputs.push_back(p);
