@@ -274,11 +274,10 @@ OpCache::Entry OpCache::classified(const Node& node, const SchemaTable& schemas)
   if (e.info.schema) {
     const std::vector<SchemaArgument>& params = e.info.schema->arguments;
     e.defaults.reserve(params.size());
-    e.omittable.reserve(params.size());
+    e.positionalParams.reserve(params.size());
     for (std::size_t i = 0; i < params.size(); ++i) {
       const SchemaArgument& param = params[i];
       e.defaults.push_back(param.defaultValue ? parseDefault(*param.defaultValue) : Arg::none());
-      e.omittable.push_back(param.defaultValue || param.type.optional || param.type.listOptional);
       if (!param.kwargOnly) e.positionalParams.push_back(static_cast<std::uint32_t>(i));
     }
   }
@@ -304,6 +303,8 @@ const OpCache::Entry& OpCache::get(const Node& node, const SchemaTable& schemas)
   auto fresh = std::make_unique<Entry>(classified(node, schemas));
   std::vector<Slot> grown;
   if (2 * (entries_.size() + 1) > slots_.size()) grown.resize(std::max<std::size_t>(64, 2 * slots_.size()));
+  // Room for a check's few dozen ops at once (a fresh cache per check is the common case).
+  if (entries_.empty()) entries_.reserve(32);
   entries_.push_back(std::move(fresh));
   if (!grown.empty()) {  // rehash every entry, this one included
     mask = grown.size() - 1;
@@ -392,7 +393,8 @@ bool bindArguments(Analysis& a, NodeFacts& f, const Node& node, const OpCache::E
   }
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (bound[i].arg) continue;
-    if (!op.omittable[i]) {
+    // A call may leave out an argument that has a default or is optional.
+    if (const SchemaArgument& param = params[i]; !param.defaultValue && !param.type.optional && !param.type.listOptional) {
       why = "missing argument '" + params[i].name + "' of " + schema.qualifiedName();
       return false;
     }
@@ -654,6 +656,7 @@ Analysis analyse(const Program& program, const SchemaTable& schemas, std::shared
     a.returnedCount = static_cast<std::uint32_t>(r.arg->isSequence() ? r.arg->items.size() : 1);
   }
   const Signature& sig = program.signature;
+  a.visibleOutputs.reserve(a.returnedCount);
   for (std::size_t p = 0; p < a.returnedCount; ++p) {
     const bool mutation = p < sig.outputs.size() && isMutation(sig.outputs[p].kind);
     if (p >= sig.outputs.size() || sig.outputs[p].kind != OutputKind::BufferMutation) a.visibleOutputs.push_back(p);

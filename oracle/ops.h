@@ -139,10 +139,8 @@ class OpCache {
     OpInfo info;
     std::vector<Arg> defaults;  // per schema argument: the parsed default (None if it has none)
     // For argument binding, derived from the schema once: the schema positions that take
-    // positional arguments (those not keyword-only), in order; and per schema argument
-    // whether a call may leave it out (it has a default or is optional).
+    // positional arguments (those not keyword-only), in order.
     std::vector<std::uint32_t> positionalParams;
-    std::vector<std::uint8_t> omittable;
     // The table info.schema was found in, held so that the schema outlives the entry: while it
     // lives no other schema can take its address, so a later lookup that finds the same
     // pointer has found the same schema, and the classification still holds.
@@ -363,6 +361,10 @@ struct RunScratch {
 // The run of a forked program starts from a fork state in `scratch` when one fits.
 void observeElement(const std::shared_ptr<const ElementProgram>& exe, std::span<const Semantics> endings,
                     InputSet inputs, RunScratch& scratch, std::span<Observations> out);
+// The storage tier's: runs once and fills out[k] as runStorage's results, flattened (one value
+// an observation), with the run's state in `scratch`.
+void observeStorage(const StorageProgram& exe, std::span<const Semantics> endings, InputSet inputs,
+                    RunScratch& scratch, std::span<Observations> out);
 void observe(const Executable& exe, std::span<const Semantics> endings, InputSet inputs, RunScratch& scratch,
              std::span<Observations> out);
 // The label of observation i (a placeholder's name, "output 1 (%add)").

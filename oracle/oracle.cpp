@@ -196,19 +196,7 @@ namespace detail {
 void observe(const Executable& exe, std::span<const Semantics> endings, InputSet inputs, RunScratch& scratch,
              std::span<Observations> out) {
   if (exe.impl->element) return observeElement(exe.impl->element, endings, inputs, scratch, out);
-  // The storage tier (programs the element tier cannot interpret; rare): its RunResults,
-  // flattened.
-  std::vector<RunResult> runs = runStorage(*exe.impl->storage, endings, inputs, false);
-  for (std::size_t k = 0; k < runs.size(); ++k) {
-    Observations& o = out[k];
-    o.clear();
-    for (const std::vector<Observation>* list : {&runs[k].placeholders, &runs[k].outputs})
-      for (const Observation& obs : *list) {
-        o.values.insert(o.values.end(), obs.values.begin(), obs.values.end());
-        o.endObservation();
-      }
-    o.placeholders = runs[k].placeholders.size();
-  }
+  observeStorage(*exe.impl->storage, endings, inputs, scratch, out);
 }
 
 std::string observationLabel(const Executable& exe, bool isOutput, std::size_t i) {

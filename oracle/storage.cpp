@@ -22,7 +22,7 @@
 // root holding the written value (oracle.h).
 // Coarser than the element tier: disjoint views of one root interfere.
 #include <algorithm>
-#include <functional>
+#include <span>
 #include <map>
 #include <unordered_map>
 
@@ -44,11 +44,17 @@ struct SValue {
   std::vector<SValue> items;
 };
 
+// A run's state, laid flat over one buffer (see stateOver): per root its digest, the path of
+// its last write through a view (kNoPath: none) and the value written there; then the slots
+// (non-tensor values). One buffer, so that runs reuse a scratch buffer and a snapshot (for
+// several endings) is one copy.
+constexpr std::uint64_t kNoPath = ~std::uint64_t{0};
+
 struct SState {
-  std::vector<std::uint64_t> digest;     // per root
-  std::vector<std::int32_t> lastPath;    // per root: path of the last write through a view, -1
-  std::vector<std::uint64_t> lastValue;  // per root
-  std::vector<std::uint64_t> slots;      // non-tensor values
+  std::uint64_t* digest = nullptr;     // per root
+  std::uint64_t* lastPath = nullptr;   // per root
+  std::uint64_t* lastValue = nullptr;  // per root
+  std::uint64_t* slots = nullptr;
   std::uint64_t seed = 0;
   int inputSet = 0;
   const InputValues* values = nullptr;  // explicit digests of some placeholders (element 0)
@@ -61,7 +67,32 @@ struct SState {
   }
 };
 
-using SStep = std::function<void(SState&)>;
+// A step: a value computed from the state, stored in a root, a slot or through a view. Steps
+// are plain records interpreted by one switch (StorageProgram::runStep): a compile allocates
+// its step and operand lists, not a closure per step.
+enum class SCompute : std::uint8_t {
+  Input,        // placeholders[from]'s initial digest (a: the hash of its name)
+  Constant,     // a
+  Fold,         // a folded with the reads of the operands
+  LastRead,     // the read of the last operand (0 with none): copies
+  Slot,         // slots[from]
+  SlotCombine,  // combine(slots[from], a)
+  Read,         // the read of the operand
+  ReadCombine,  // combine(the read of the operand, a)
+};
+enum class SDest : std::uint8_t {
+  Root,   // digest[index] (the whole storage: no view write remembered)
+  Slot,   // slots[index]
+  Write,  // written through operands[index] (see StorageProgram::write)
+};
+struct SStep {
+  SCompute compute = SCompute::Constant;
+  SDest dest = SDest::Slot;
+  std::uint32_t index = 0;
+  std::uint32_t from = 0;
+  std::uint32_t operandsAt = 0, operandsCount = 0;  // into StorageProgram::operands
+  std::uint64_t a = 0;
+};
 
 struct SEndWrite {
   SValue target, value;
@@ -76,6 +107,7 @@ struct StorageProgram {
   // Every node's steps in one list, in graph order: node n's are [nodeStepEnd[n - 1],
   // nodeStepEnd[n]) (from 0 for the first).
   std::vector<SStep> steps;
+  std::vector<SValue> operands;  // what the steps read, and the targets of their writes
   std::vector<std::uint32_t> nodeStepEnd;
   std::vector<SValue> nodeValues;
   std::vector<std::pair<std::string, std::uint32_t>> placeholders;  // label, root
@@ -85,9 +117,9 @@ struct StorageProgram {
   std::uint64_t read(const SState& st, std::uint32_t root, std::uint32_t path) const {
     if (path == 0) return st.digest[root];
     const Path& p = paths[path];
-    std::int32_t last = st.lastPath[root];
-    if (last >= 0) {
-      const Path& lp = paths[static_cast<std::size_t>(last)];
+    const std::uint64_t last = st.lastPath[root];
+    if (last != kNoPath) {
+      const Path& lp = paths[last];
       if (lp.size() <= p.size() && std::equal(lp.begin(), lp.end(), p.begin())) {
         std::uint64_t v = st.lastValue[root];
         for (std::size_t i = lp.size(); i < p.size(); ++i) v = combine(v, p[i]);
@@ -122,14 +154,45 @@ struct StorageProgram {
       // buffer read differently in S_par than in the placed run, which has no end writes.)
       if (st.digest[target.root] == value) return;
       st.digest[target.root] = value;
-      st.lastPath[target.root] = -1;
+      st.lastPath[target.root] = kNoPath;
       return;
     }
     std::uint64_t pathHash = 0;
     for (std::uint64_t step : paths[target.path]) pathHash = combine(pathHash, step);
     st.digest[target.root] = combine(combine(st.digest[target.root], pathHash), value);
-    st.lastPath[target.root] = static_cast<std::int32_t>(target.path);
+    st.lastPath[target.root] = target.path;
     st.lastValue[target.root] = value;
+  }
+
+  std::uint64_t compute(const SState& st, const SStep& s) const {
+    const SValue* in = operands.data() + s.operandsAt;
+    switch (s.compute) {
+      case SCompute::Input: return st.input(placeholders[s.from].first, s.a);
+      case SCompute::Constant: return s.a;
+      case SCompute::Fold: {
+        std::uint64_t h = s.a;
+        for (std::uint32_t k = 0; k < s.operandsCount; ++k) h = combine(h, read(st, in[k]));
+        return h;
+      }
+      case SCompute::LastRead: return s.operandsCount == 0 ? 0 : read(st, in[s.operandsCount - 1]);
+      case SCompute::Slot: return st.slots[s.from];
+      case SCompute::SlotCombine: return combine(st.slots[s.from], s.a);
+      case SCompute::Read: return read(st, in[0]);
+      case SCompute::ReadCombine: return combine(read(st, in[0]), s.a);
+    }
+    return 0;
+  }
+
+  void runStep(SState& st, const SStep& s) const {
+    const std::uint64_t v = compute(st, s);
+    switch (s.dest) {
+      case SDest::Root:
+        st.digest[s.index] = v;
+        st.lastPath[s.index] = kNoPath;
+        break;
+      case SDest::Slot: st.slots[s.index] = v; break;
+      case SDest::Write: write(st, operands[s.index], v); break;
+    }
   }
 };
 
@@ -145,7 +208,11 @@ class StorageCompiler {
     out_ = std::make_shared<StorageProgram>();
     out_->paths.push_back({});
     out_->steps.reserve(2 * g.nodes.size());
+    out_->operands.reserve(2 * g.nodes.size());
     out_->nodeStepEnd.resize(g.nodes.size());
+    std::size_t placeholders = 0;
+    for (const Node& n : g.nodes) placeholders += n.isPlaceholder();
+    out_->placeholders.reserve(placeholders);
     values_.resize(g.nodes.size());
     declared_.resize(g.nodes.size());
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
@@ -153,12 +220,13 @@ class StorageCompiler {
       const Node& n = g.nodes[i];
       switch (n.op) {
         case NodeOp::Placeholder:
-          values_[i] = freshRoot([name = n.name, h = hashText(n.name)](const SState& st) { return st.input(name, h); });
+          values_[i] = freshRoot(computed(SCompute::Input, hashText(n.name),
+                                          static_cast<std::uint32_t>(out_->placeholders.size())));
           out_->placeholders.emplace_back(n.name, values_[i].root);
           declared_[i] = values_[i];
           break;
         case NodeOp::GetAttr:
-          values_[i] = freshRoot([h = hashText("get_attr:" + n.target)](const SState&) { return h; });
+          values_[i] = freshRoot(computed(SCompute::Constant, hashText("get_attr:" + n.target)));
           break;
         case NodeOp::CallFunction:
         case NodeOp::CallModule: values_[i] = compileCall(n); break;
@@ -168,7 +236,7 @@ class StorageCompiler {
     }
     compileEnd();  // what it emits belongs to the last node, as the steps it follows
     if (!out_->nodeStepEnd.empty()) out_->nodeStepEnd.back() = static_cast<std::uint32_t>(out_->steps.size());
-    out_->nodeValues = values_;
+    out_->nodeValues = std::move(values_);
     out_->roots = roots_;
     out_->slots = slots_;
     return out_;
@@ -185,8 +253,11 @@ class StorageCompiler {
   std::map<Path, std::uint32_t> pathIndex_;
   std::uint32_t roots_ = 0, slots_ = 0;
   std::size_t current_ = 0;
+  // One call's inputs (the tensors it reads), bound arguments and results: kept across the
+  // calls of a compile, so that each call does not allocate its own.
+  std::vector<SValue> inputs_, args_, results_;
 
-  void emit(SStep step) { out_->steps.push_back(std::move(step)); }
+  void emit(const SStep& step) { out_->steps.push_back(step); }
 
   std::uint32_t internPath(const Path& p) {
     if (p.empty()) return 0;
@@ -195,26 +266,53 @@ class StorageCompiler {
     return it->second;
   }
 
-  // A fresh root whose digest is computed by `f` at run time.
-  SValue freshRoot(std::function<std::uint64_t(const SState&)> f) {
+  // A step's computation (its destination is set where it is emitted).
+  static SStep computed(SCompute compute, std::uint64_t a = 0, std::uint32_t from = 0) {
+    SStep s;
+    s.compute = compute;
+    s.a = a;
+    s.from = from;
+    return s;
+  }
+  // One that reads `operands` (appended to the program's operand list).
+  SStep reading(SCompute compute, std::span<const SValue> operands, std::uint64_t a = 0) {
+    SStep s = computed(compute, a);
+    s.operandsAt = static_cast<std::uint32_t>(out_->operands.size());
+    s.operandsCount = static_cast<std::uint32_t>(operands.size());
+    out_->operands.insert(out_->operands.end(), operands.begin(), operands.end());
+    return s;
+  }
+  SStep reading(SCompute compute, const SValue& operand, std::uint64_t a = 0) {
+    return reading(compute, std::span<const SValue>(&operand, 1), a);
+  }
+
+  // A fresh root whose digest `s` computes at run time.
+  SValue freshRoot(SStep s) {
     SValue v;
     v.kind = SValue::Kind::View;
     v.root = roots_++;
-    std::uint32_t root = v.root;
-    emit([f = std::move(f), root](SState& st) {
-      st.digest[root] = f(st);
-      st.lastPath[root] = -1;
-    });
+    s.dest = SDest::Root;
+    s.index = v.root;
+    emit(s);
     return v;
   }
 
-  SValue freshSlot(std::function<std::uint64_t(const SState&)> f) {
+  SValue freshSlot(SStep s) {
     SValue v;
     v.kind = SValue::Kind::Slot;
     v.slot = slots_++;
-    std::uint32_t slot = v.slot;
-    emit([f = std::move(f), slot](SState& st) { st.slots[slot] = f(st); });
+    s.dest = SDest::Slot;
+    s.index = v.slot;
+    emit(s);
     return v;
+  }
+
+  // Writes what `s` computes through `target` (StorageProgram::write).
+  void emitWrite(const SValue& target, SStep s) {
+    s.dest = SDest::Write;
+    s.index = static_cast<std::uint32_t>(out_->operands.size());
+    out_->operands.push_back(target);
+    emit(s);
   }
 
   SValue viewOf(const SValue& base, std::uint64_t step) {
@@ -265,35 +363,30 @@ class StorageCompiler {
     }
   }
 
-  // A runtime function: H(seed, reads of `inputs`).
-  std::function<std::uint64_t(const SState&)> hashOfReads(std::uint64_t seed, std::vector<SValue> inputs) {
-    const StorageProgram* prog = out_.get();
-    return [prog, seed, inputs = std::move(inputs)](const SState& st) {
-      std::uint64_t h = seed;
-      for (const SValue& in : inputs) h = combine(h, prog->read(st, in));
-      return h;
-    };
-  }
+  // H(seed, reads of `inputs`), at run time.
+  SStep hashOfReads(std::uint64_t seed, std::span<const SValue> inputs) { return reading(SCompute::Fold, inputs, seed); }
 
   // A schema-less target in a behaviour draw other than 0 (oracle.h: HavocBehaviour): reads
   // every input, then writes H(reads, 2000 + k) into tensor argument k (through its view, or
   // its whole storage) where the draw says so; the result is a fresh root holding the hash of
   // the reads, or tensor argument k itself (getitems of it are views of it).
-  SValue compileHavoc(const HavocBehaviour& behaviour, std::uint64_t seed, std::vector<SValue> inputs) {
+  SValue compileHavoc(const HavocBehaviour& behaviour, std::uint64_t seed, const std::vector<SValue>& inputs) {
     std::vector<SValue> tensors;
     for (const SValue& in : inputs)
       if (in.kind == SValue::Kind::View) tensors.push_back(in);
     const std::uint32_t valueSlot = slots_++;
-    emit([f = hashOfReads(seed, std::move(inputs)), valueSlot](SState& st) { st.slots[valueSlot] = f(st); });
-    const StorageProgram* prog = out_.get();
+    SStep value = hashOfReads(seed, inputs);
+    value.dest = SDest::Slot;
+    value.index = valueSlot;
+    emit(value);
     for (std::size_t k = 0; k < tensors.size(); ++k) {
       if (!behaviour.writes(k, tensors.size())) continue;
       SValue target = tensors[k];
       if (behaviour.writesWholeStorage(k)) target.path = 0;
-      emit([prog, target, valueSlot, k](SState& st) { prog->write(st, target, combine(st.slots[valueSlot], 2000 + k)); });
+      emitWrite(target, computed(SCompute::SlotCombine, 2000 + k, valueSlot));
     }
     if (std::optional<std::size_t> k = behaviour.resultViewOf(0, tensors.size())) return tensors[*k];
-    return freshRoot([valueSlot](const SState& st) { return st.slots[valueSlot]; });
+    return freshRoot(computed(SCompute::Slot, 0, valueSlot));
   }
 
   SValue compileCall(const Node& n) {
@@ -312,13 +405,13 @@ class StorageCompiler {
       std::uint64_t step = combine(hashText("getitem"), static_cast<std::uint64_t>(i));
       if (container.kind == SValue::Kind::Slot) {
         std::uint32_t from = container.slot;
-        return freshSlot([from, step](const SState& st) { return combine(st.slots[from], step); });
+        return freshSlot(computed(SCompute::SlotCombine, step, from));
       }
       if (!valueModel_) return viewOf(container, step);
-      const StorageProgram* prog = out_.get();
-      return freshRoot([prog, container, step](const SState& st) { return combine(prog->read(st, container), step); });
+      return freshRoot(reading(SCompute::ReadCombine, container, step));
     }
-    std::vector<SValue> inputs;
+    std::vector<SValue>& inputs = inputs_;
+    inputs.clear();
     std::uint64_t seed = info.opId;
     if (!info.schema) {
       for (const Arg& a : n.args) {
@@ -332,17 +425,17 @@ class StorageCompiler {
         seed = combine(combine(seed, hashText(name)), constantPart(v));
       }
       const HavocBehaviour behaviour(valueModel_ ? 0 : options_.behaviour, n.name);
-      if (behaviour.readsOnly()) return freshRoot(hashOfReads(seed, std::move(inputs)));
-      return compileHavoc(behaviour, seed, std::move(inputs));
+      if (behaviour.readsOnly()) return freshRoot(hashOfReads(seed, inputs));
+      return compileHavoc(behaviour, seed, inputs);
     }
     const Schema& s = *info.schema;
     if (!facts.bound) {  // arguments that do not fit: treat as schema-less (reads all, fresh result)
       for (const Arg& a : n.args) views(resolve(a), inputs);
       for (const auto& [name, a] : n.kwargs) views(resolve(a), inputs);
-      return freshRoot(hashOfReads(seed, std::move(inputs)));
+      return freshRoot(hashOfReads(seed, inputs));
     }
-    std::vector<SValue> args;
-    args.reserve(facts.argsCount);
+    std::vector<SValue>& args = args_;
+    args.clear();
     for (const ArgRef& a : analysis_.args(facts)) args.push_back(resolve(*a.arg));
     std::uint64_t literals = info.opId;
     for (std::size_t k = 0; k < args.size(); ++k)
@@ -360,9 +453,8 @@ class StorageCompiler {
       std::uint64_t step = combine(static_cast<std::uint64_t>(info.kind), literals ^ info.opId);
       auto makeView = [&](std::uint64_t st) -> SValue {
         if (!copy) return identity ? self : viewOf(self, st);
-        const StorageProgram* prog = out_.get();
-        if (identity) return freshRoot([prog, self](const SState& state) { return prog->read(state, self); });
-        return freshRoot([prog, self, st](const SState& state) { return combine(prog->read(state, self), st); });
+        if (identity) return freshRoot(reading(SCompute::Read, self));
+        return freshRoot(reading(SCompute::ReadCombine, self, st));
       };
       if (!isListViewKind(info.kind)) return makeView(step);
       SValue list;
@@ -375,7 +467,7 @@ class StorageCompiler {
     if (info.kind == OpKind::SymSize) {
       std::uint64_t h = literals;
       for (const SValue& a : args) h = combine(h, a.kind == SValue::Kind::View ? a.path : 0);
-      return freshSlot([h](const SState&) { return h; });
+      return freshSlot(computed(SCompute::Constant, h));
     }
 
     // The value computed by the op.
@@ -392,23 +484,20 @@ class StorageCompiler {
     }
     const std::uint32_t valueSlot = slots_++;
     {
-      const StorageProgram* prog = out_.get();
-      emit([prog, inputs, literals, copyLike, valueSlot](SState& st) {
-        std::uint64_t h = copyLike ? 0 : literals;
-        for (const SValue& in : inputs) h = copyLike ? prog->read(st, in) : combine(h, prog->read(st, in));
-        st.slots[valueSlot] = h;
-      });
+      SStep value = reading(copyLike ? SCompute::LastRead : SCompute::Fold, inputs, literals);
+      value.dest = SDest::Slot;
+      value.index = valueSlot;
+      emit(value);
     }
+    // What is written into argument k (or a result) on channel `channel`.
     auto writtenValue = [copyLike, valueSlot](std::uint64_t channel) {
-      return [copyLike, valueSlot, channel](const SState& st) {
-        return copyLike ? st.slots[valueSlot] : combine(st.slots[valueSlot], channel);
-      };
+      return copyLike ? computed(SCompute::Slot, 0, valueSlot) : computed(SCompute::SlotCombine, channel, valueSlot);
     };
 
     // Writes. Storage model: into the argument. Value model (F): a fresh root, the new
     // version, replaces the argument node for later references, except for an in-place-kind
     // op's returned self (see rebindsWrittenArgument), whose new version is its result.
-    std::vector<std::optional<SValue>> versions(args.size());  // F: new version of argument k
+    std::vector<std::optional<SValue>> versions(valueModel_ ? args.size() : 0);  // F: new version of argument k
     for (std::size_t k = 0; k < args.size(); ++k) {
       if (!s.arguments[k].type.isWrite()) continue;
       if (valueModel_) {
@@ -427,22 +516,16 @@ class StorageCompiler {
         }
         continue;
       }
-      const StorageProgram* prog = out_.get();
       if (args[k].kind == SValue::Kind::View) {
-        SValue target = args[k];
-        auto f = writtenValue(k);
-        emit([prog, target, f](SState& st) { prog->write(st, target, f(st)); });
+        emitWrite(args[k], writtenValue(k));
       } else if (args[k].kind == SValue::Kind::List) {
-        for (std::size_t j = 0; j < args[k].items.size(); ++j) {
-          SValue target = args[k].items[j];
-          auto f = writtenValue(combine(k, j));
-          emit([prog, target, f](SState& st) { prog->write(st, target, f(st)); });
-        }
+        for (std::size_t j = 0; j < args[k].items.size(); ++j) emitWrite(args[k].items[j], writtenValue(combine(k, j)));
       }
     }
 
     // Results.
-    std::vector<SValue> results;
+    std::vector<SValue>& results = results_;
+    results.clear();
     for (std::size_t r = 0; r < s.returns.size(); ++r) {
       const SchemaType& type = s.returns[r].type;
       std::optional<std::size_t> aliased;
@@ -466,9 +549,7 @@ class StorageCompiler {
         std::uint64_t step = combine(literals, 9000 + r);
         if (!valueModel_) results.push_back(viewOf(args[*aliased], step));
         else {
-          const StorageProgram* prog = out_.get();
-          SValue base = args[*aliased];
-          results.push_back(freshRoot([prog, base, step](const SState& st) { return combine(prog->read(st, base), step); }));
+          results.push_back(freshRoot(reading(SCompute::ReadCombine, args[*aliased], step)));
         }
       } else {
         results.push_back(freshRoot(writtenValue(1000 + r)));
@@ -486,9 +567,7 @@ class StorageCompiler {
         static_cast<std::size_t>(*share) < n.args.size()) {
       SValue base = resolve(n.args[static_cast<std::size_t>(*share)]);
       if (base.kind == SValue::Kind::View) {
-        const StorageProgram* prog = out_.get();
-        SValue fresh = result;
-        emit([prog, base, fresh](SState& st) { prog->write(st, base, prog->read(st, fresh)); });
+        emitWrite(base, reading(SCompute::Read, result));
         result = base;
       }
     }
@@ -513,6 +592,8 @@ class StorageCompiler {
       if (std::optional<std::size_t> node = analysis_.mutatedPlaceholder[pos]) return declared_[*node];
       return std::nullopt;
     };
+    out_->placedOutputs.reserve(analysis_.visibleOutputs.size());
+    out_->referenceOutputs.reserve(analysis_.visibleOutputs.size());
     for (std::size_t pos : analysis_.visibleOutputs) {
       SValue v = resolve(*returned[pos].arg);
       std::string label = "output " + std::to_string(out_->placedOutputs.size());
@@ -540,40 +621,69 @@ Result<std::shared_ptr<const StorageProgram>> compileStorage(const Analysis& ana
   return Result<std::shared_ptr<const StorageProgram>>::success(StorageCompiler(analysis, options).compile());
 }
 
-std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Semantics> endings, InputSet inputs,
-                                  bool recordNodeHashes) {
+namespace {
+
+// The state of a run of `exe` with `inputs`, laid over `buffer` (resized): every digest, value
+// and slot 0, no view written.
+SState stateOver(const StorageProgram& exe, InputSet inputs, std::vector<std::uint64_t>& buffer) {
+  const std::size_t roots = exe.roots;
+  buffer.assign(3 * roots + exe.slots, 0);
+  std::fill(buffer.begin() + static_cast<std::ptrdiff_t>(roots), buffer.begin() + static_cast<std::ptrdiff_t>(2 * roots),
+            kNoPath);
   SState st;
+  st.digest = buffer.data();
+  st.lastPath = st.digest + roots;
+  st.lastValue = st.lastPath + roots;
+  st.slots = st.lastValue + roots;
   st.seed = inputs.seed;
   st.inputSet = inputs.index;
   st.values = inputs.values;
-  st.digest.assign(exe.roots, 0);
-  st.lastPath.assign(exe.roots, -1);
-  st.lastValue.assign(exe.roots, 0);
-  st.slots.assign(exe.slots, 0);
-  std::vector<std::uint64_t> nodeHashes;
-  if (recordNodeHashes) nodeHashes.assign(exe.nodeStepEnd.size(), 0);
+  return st;
+}
+
+// Runs every step; with `nodeHashes`, records each node's value after its steps.
+void runSteps(const StorageProgram& exe, SState& st, std::uint64_t* nodeHashes) {
   std::size_t s = 0;
   for (std::size_t n = 0; n < exe.nodeStepEnd.size(); ++n) {
-    for (; s < exe.nodeStepEnd[n]; ++s) exe.steps[s](st);
-    if (recordNodeHashes) nodeHashes[n] = exe.read(st, exe.nodeValues[n]);
+    for (; s < exe.nodeStepEnd[n]; ++s) exe.runStep(st, exe.steps[s]);
+    if (nodeHashes) nodeHashes[n] = exe.read(st, exe.nodeValues[n]);
   }
+}
+
+// Applies ending `sem`'s end writes (`values`: scratch).
+void applyEnding(const StorageProgram& exe, SState& st, Semantics sem, std::vector<std::uint64_t>& values) {
+  if (sem == Semantics::Par || sem == Semantics::Value) {
+    values.clear();
+    for (const SEndWrite& w : exe.endWrites) values.push_back(exe.read(st, w.value));
+    for (std::size_t i = 0; i < values.size(); ++i) exe.write(st, exe.endWrites[i].target, values[i]);
+  } else if (sem == Semantics::Seq) {
+    for (const SEndWrite& w : exe.endWrites) exe.write(st, w.target, exe.read(st, w.value));
+  }
+}
+
+const std::vector<std::pair<std::string, SValue>>& outputsOf(const StorageProgram& exe, Semantics sem) {
+  return sem == Semantics::Placed ? exe.placedOutputs : exe.referenceOutputs;
+}
+
+}  // namespace
+
+std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Semantics> endings, InputSet inputs,
+                                  bool recordNodeHashes) {
+  std::vector<std::uint64_t> buffer, snapshot, values;
+  SState st = stateOver(exe, inputs, buffer);
+  std::vector<std::uint64_t> nodeHashes;
+  if (recordNodeHashes) nodeHashes.assign(exe.nodeStepEnd.size(), 0);
+  runSteps(exe, st, recordNodeHashes ? nodeHashes.data() : nullptr);
   std::vector<RunResult> results;
   results.reserve(endings.size());
-  const SState snapshot = endings.size() > 1 ? st : SState();
+  if (endings.size() > 1) snapshot = buffer;
   for (std::size_t k = 0; k < endings.size(); ++k) {
-    if (k > 0) st = snapshot;
+    if (k > 0) std::copy(snapshot.begin(), snapshot.end(), buffer.begin());
     const Semantics sem = endings[k];
-    if (sem == Semantics::Par || sem == Semantics::Value) {
-      std::vector<std::uint64_t> values;
-      values.reserve(exe.endWrites.size());
-      for (const SEndWrite& w : exe.endWrites) values.push_back(exe.read(st, w.value));
-      for (std::size_t i = 0; i < values.size(); ++i) exe.write(st, exe.endWrites[i].target, values[i]);
-    } else if (sem == Semantics::Seq) {
-      for (const SEndWrite& w : exe.endWrites) exe.write(st, w.target, exe.read(st, w.value));
-    }
+    applyEnding(exe, st, sem, values);
     RunResult r;
     r.tier = Tier::Storage;
-    const auto& outs = sem == Semantics::Placed ? exe.placedOutputs : exe.referenceOutputs;
+    const auto& outs = outputsOf(exe, sem);
     r.placeholders.reserve(exe.placeholders.size());
     r.outputs.reserve(outs.size());
     for (const auto& [label, root] : exe.placeholders) r.placeholders.push_back({label, {st.digest[root]}});
@@ -582,6 +692,31 @@ std::vector<RunResult> runStorage(const StorageProgram& exe, std::span<const Sem
     results.push_back(std::move(r));
   }
   return results;
+}
+
+void observeStorage(const StorageProgram& exe, std::span<const Semantics> endings, InputSet inputs,
+                    RunScratch& scratch, std::span<Observations> out) {
+  SState st = stateOver(exe, inputs, scratch.arena);
+  runSteps(exe, st, nullptr);
+  if (endings.size() > 1) scratch.snapshot.assign(scratch.arena.begin(), scratch.arena.end());
+  for (std::size_t k = 0; k < endings.size(); ++k) {
+    if (k > 0) std::copy(scratch.snapshot.begin(), scratch.snapshot.end(), scratch.arena.begin());
+    applyEnding(exe, st, endings[k], scratch.out);
+    Observations& o = out[k];
+    o.clear();
+    const std::size_t count = exe.placeholders.size() + outputsOf(exe, endings[k]).size();
+    o.values.reserve(count);
+    o.ends.reserve(count);
+    for (const auto& entry : exe.placeholders) {
+      o.values.push_back(st.digest[entry.second]);
+      o.endObservation();
+    }
+    o.placeholders = exe.placeholders.size();
+    for (const auto& entry : outputsOf(exe, endings[k])) {
+      o.values.push_back(exe.read(st, entry.second));
+      o.endObservation();
+    }
+  }
 }
 
 std::string storageObservationLabel(const StorageProgram& exe, bool isOutput, std::size_t i) {

@@ -63,8 +63,7 @@ void ElementCompiler::reservePools() {
   atLeast(out_.spans, n);
   atLeast(out_.operands, 2 * n);
   atLeast(out_.offsets, 8 * n);
-  atLeast(storageBase_, n);
-  atLeast(storageSize_, n);
+  atLeast(storages_, n);
 }
 
 void ElementCompiler::walk(std::size_t first) {
@@ -98,10 +97,7 @@ void ElementCompiler::walk(std::size_t first) {
         case NodeOp::Output: break;
       }
       if (mirrors_) {  // the parent's storages this node did not take: holes
-        for (; mirrorNext_ < mirrorEnd_; ++mirrorNext_) {
-          storageBase_.push_back(parent_->storageBase_[mirrorNext_]);
-          storageSize_.push_back(parent_->storageSize_[mirrorNext_]);
-        }
+        for (; mirrorNext_ < mirrorEnd_; ++mirrorNext_) storages_.push_back(parent_->storages_[mirrorNext_]);
         mirrorNext_ = mirrorEnd_ = 0;
       }
       // Whether its value is the parent's (for the replays of the nodes that read it).

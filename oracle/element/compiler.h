@@ -167,7 +167,7 @@ class ElementCompiler {
 
   // The end of the arena used so far: of the main storages and of the side ones (see fresh()).
   std::size_t arenaEnd() const {
-    const std::int64_t main = storageBase_.empty() ? 0 : storageBase_.back() + storageSize_.back();
+    const std::int64_t main = storages_.empty() ? 0 : storages_.back().base + storages_.back().size;
     return static_cast<std::size_t>(std::max(main, sideEnd_));
   }
 
@@ -243,16 +243,21 @@ class ElementCompiler {
   // kSideStorage), placed above the parent's arena; a node that made fewer leaves the rest of
   // the parent's as unused holes in the main table.
   static constexpr std::uint32_t kSideStorage = 0x80000000u;
-  Pool<std::int64_t> storageBase_, storageSize_;
-  std::vector<std::int64_t> sideBase_, sideSize_;  // vectors: most forks make none
+  // A storage's place in the arena: a plain record, so that a fork copies the table in one
+  // block (and one table, not one for the bases and one for the sizes).
+  struct Storage {
+    std::int64_t base, size;
+  };
+  Pool<Storage> storages_;
+  std::vector<Storage> sides_;  // a vector: most forks make none
   std::int64_t sideEnd_ = 0;
   bool mirrors_ = false;
   std::size_t mirrorNext_ = 0, mirrorEnd_ = 0;  // the parent's storages of the node being compiled
   std::int64_t baseOf(std::uint32_t storage) const {
-    return storage & kSideStorage ? sideBase_[storage & ~kSideStorage] : storageBase_[storage];
+    return storage & kSideStorage ? sides_[storage & ~kSideStorage].base : storages_[storage].base;
   }
   std::int64_t sizeOf(std::uint32_t storage) const {
-    return storage & kSideStorage ? sideSize_[storage & ~kSideStorage] : storageSize_[storage];
+    return storage & kSideStorage ? sides_[storage & ~kSideStorage].size : storages_[storage].size;
   }
   std::uint32_t opaqueSlots_ = 0;
   std::size_t budget_ = 0;
@@ -278,27 +283,21 @@ class ElementCompiler {
     std::int64_t n = numelOf(shape);
     charge(static_cast<std::size_t>(n));
     l.offset = 0;
-    if (mirrorNext_ < mirrorEnd_ && parent_->storageSize_[mirrorNext_] == n) {
+    if (mirrorNext_ < mirrorEnd_ && parent_->storages_[mirrorNext_].size == n) {
       // The parent's next storage of this node: the same id and place (see mirrors_).
       l.storage = static_cast<std::uint32_t>(mirrorNext_);
-      storageBase_.push_back(parent_->storageBase_[mirrorNext_++]);
-      storageSize_.push_back(n);
+      storages_.push_back(parent_->storages_[mirrorNext_++]);
     } else if (mirrors_) {  // one the parent did not make here: above its arena
       if (sideEnd_ + n > std::int64_t{1} << 31) fail("memory cap: arena too large");
-      l.storage = kSideStorage | static_cast<std::uint32_t>(sideBase_.size());
-      if (sideBase_.empty()) {  // a fork's first: room for a few, not grown one by one
-        sideBase_.reserve(8);
-        sideSize_.reserve(8);
-      }
-      sideBase_.push_back(sideEnd_);
-      sideSize_.push_back(n);
+      l.storage = kSideStorage | static_cast<std::uint32_t>(sides_.size());
+      if (sides_.empty()) sides_.reserve(8);  // a fork's first: room for a few, not grown one by one
+      sides_.push_back(Storage{sideEnd_, n});
       sideEnd_ += n;
     } else {
       const std::int64_t base = static_cast<std::int64_t>(arenaEnd());
       if (base + n > std::int64_t{1} << 31) fail("memory cap: arena too large");
-      l.storage = static_cast<std::uint32_t>(storageBase_.size());
-      storageBase_.push_back(base);
-      storageSize_.push_back(n);
+      l.storage = static_cast<std::uint32_t>(storages_.size());
+      storages_.push_back(Storage{base, n});
     }
     l.sizes = shape;  // may be l.sizes itself
     setContiguousStrides(l.sizes, l.strides);
@@ -511,7 +510,7 @@ class ElementCompiler {
   // compiled too, most of them alike: after a `*_copy` view made an alias, a view that F
   // copies, an in-place op that F makes a new version of, or an inserted copy_, the nodes that
   // do not read what differs read the same values as in the parent and, with the storages
-  // mirrored (see storageBase_), allocate the same storages. Compiling node i depends only on
+  // mirrored (see storages_), allocate the same storages. Compiling node i depends only on
   // the node, its facts, the values its arguments name (the storages they live in included),
   // the model where the node's compile reads it (dependsOnModel), and three counters (main
   // storages, opaque slots, list items): with all of them equal to the parent's before its
@@ -549,8 +548,8 @@ class ElementCompiler {
     m.operands = static_cast<std::uint32_t>(out_.operands.size());
     m.ints = static_cast<std::uint32_t>(out_.ints.size());
     m.lists = static_cast<std::uint32_t>(lists_.size());
-    m.storages = static_cast<std::uint32_t>(storageBase_.size());
-    m.side = static_cast<std::uint32_t>(sideBase_.size());
+    m.storages = static_cast<std::uint32_t>(storages_.size());
+    m.side = static_cast<std::uint32_t>(sides_.size());
     m.opaque = opaqueSlots_;
     m.budget = budget_;
     return m;
@@ -591,7 +590,7 @@ class ElementCompiler {
   std::size_t parentNodeOf(std::size_t i);
 
   // Compiling node i, which is the parent's node j: fresh() takes the parent's storages of j
-  // in their order while the sizes asked for are theirs (see storageBase_).
+  // in their order while the sizes asked for are theirs (see storages_).
   void mirrorNode(std::size_t j);
 
   // Node i (the parent's node j) compiled by copying what the parent compiled for j, if that

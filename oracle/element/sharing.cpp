@@ -142,11 +142,11 @@ void ElementCompiler::takeValueFork(std::size_t i) {
 bool ElementCompiler::sameStorage(std::uint32_t s, const ElementCompiler& other) const {
   if (s & kSideStorage) {
     const std::uint32_t k = s & ~kSideStorage;
-    return k < sideBase_.size() && k < other.sideBase_.size() && sideBase_[k] == other.sideBase_[k] &&
-           sideSize_[k] == other.sideSize_[k];
+    return k < sides_.size() && k < other.sides_.size() && sides_[k].base == other.sides_[k].base &&
+           sides_[k].size == other.sides_[k].size;
   }
-  return s < storageBase_.size() && s < other.storageBase_.size() && storageBase_[s] == other.storageBase_[s] &&
-         storageSize_[s] == other.storageSize_[s];
+  return s < storages_.size() && s < other.storages_.size() && storages_[s].base == other.storages_[s].base &&
+         storages_[s].size == other.storages_[s].size;
 }
 
 bool ElementCompiler::sameValue(const CValue& x, const CValue& y, const ElementCompiler& other) const {
@@ -242,7 +242,7 @@ std::size_t ElementCompiler::parentNodeOf(std::size_t i) {
 
 void ElementCompiler::mirrorNode(std::size_t j) {
   const Marks& b = parent_->marks_[j];
-  if (storageBase_.size() != b.storages) return;  // not expected: the main table is the parent's
+  if (storages_.size() != b.storages) return;  // not expected: the main table is the parent's
   mirrorNext_ = b.storages;
   mirrorEnd_ = parent_->marks_[j + 1].storages;
 }
@@ -265,7 +265,7 @@ bool ElementCompiler::replay(std::size_t i, std::size_t j) {
     return false;
   const Marks& b = parent.marks_[j];
   const Marks& a = parent.marks_[j + 1];
-  if (storageBase_.size() != b.storages || a.side != b.side || opaqueSlots_ != b.opaque || lists_.size() != b.lists)
+  if (storages_.size() != b.storages || a.side != b.side || opaqueSlots_ != b.opaque || lists_.size() != b.lists)
     return false;
   for (std::uint32_t k = 0; k < f.rawCount; ++k)
     if (!sameArgument(analysis_->argRefs[f.rawAt + k], parent.analysis_->argRefs[g.rawAt + k], parent)) return false;
@@ -289,8 +289,7 @@ bool ElementCompiler::replay(std::size_t i, std::size_t j) {
   append(out_.spans, done->spans, b.spans, a.spans);
   append(out_.operands, done->operands, b.operands, a.operands);
   append(out_.ints, done->ints, b.ints, a.ints);
-  append(storageBase_, parent.storageBase_, b.storages, a.storages);
-  append(storageSize_, parent.storageSize_, b.storages, a.storages);
+  append(storages_, parent.storages_, b.storages, a.storages);
   append(lists_, parent.lists_, b.lists, a.lists);
   opaqueSlots_ = a.opaque;
   // By pointer: with an index, each pool's size would be read again after every record
