@@ -128,11 +128,14 @@ std::vector<SourceLocation> GraphBuilder::locationsOf(const std::vector<Node>& n
 }
 
 std::string_view GraphBuilder::stableName(std::string_view name, Pos pos) {
+  if (source_.holds(name)) return name;
   if (pos.line >= 1 && static_cast<std::size_t>(pos.line) <= source_.lineCount()) {
     const std::string_view line = source_.line(static_cast<std::size_t>(pos.line - 1));
     for (std::size_t column = static_cast<std::size_t>(pos.column - 1), last = column + 1; column <= last; ++column)
       if (column <= line.size() && sameName(line.substr(column, name.size()), name)) return line.substr(column, name.size());
   }
+  constexpr std::string_view kOutput = "output";
+  if (name == kOutput) return kOutput;
   return copies_.emplace_front(name);
 }
 
