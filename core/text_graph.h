@@ -150,11 +150,17 @@ class GraphBuilder {
   InferenceHints hints;
 
  private:
-  // The index reads a node's name from names_, not from the node: names_ outlives the graph,
-  // which read() moves into the program before it asks for locations.
+  // A node's definition: the name it is defined under now, and where. One array for both
+  // (one allocation per graph, not two).
+  struct Definition {
+    std::string_view name;
+    Pos pos;
+  };
+  // The index reads a node's name from definitions_, not from the node: definitions_ outlives
+  // the graph, which read() moves into the program before it asks for locations.
   struct NameOf {
-    const std::vector<std::string_view>* names;
-    std::string_view operator()(std::uint32_t id) const { return (*names)[id]; }
+    const std::vector<Definition>* definitions;
+    std::string_view operator()(std::uint32_t id) const { return (*definitions)[id].name; }
   };
   using NameIndex = FlatNameIndex<NameOf>;
   // A call target as printed, and the target it normalises to (callTarget).
@@ -186,10 +192,9 @@ class GraphBuilder {
   const Source& source_;
   const ReadLimits& limits_;
   std::size_t& nodeCount_;
-  std::vector<std::string_view> names_;  // by node index: the name it is defined under now
-  std::vector<Pos> positions_;           // by node index: where that definition is
+  std::vector<Definition> definitions_;  // by node index
   std::forward_list<std::string> copies_;  // texts printed nowhere in the input ("output")
-  NameIndex index_;                      // name -> node index, over names_
+  NameIndex index_;                      // name -> node index, over definitions_
   std::vector<Use> uses_;
   std::vector<PrintedTarget> printedTargets_;  // callTarget's
   FlatNameIndex<PrintedOf> printedTargetIndex_;
