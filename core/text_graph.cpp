@@ -22,12 +22,11 @@ GraphBuilder::GraphBuilder(const Source& source, const ReadLimits& limits, std::
     : source_(source),
       limits_(limits),
       nodeCount_(nodeCount),
-      index_(NameOf{&names_}, expectedNodes),
+      index_(NameOf{&definitions_}, expectedNodes),
       printedTargetIndex_(PrintedOf{&printedTargets_}, 16) {
   printedTargets_.reserve(16);
   graph.nodes.reserve(expectedNodes);
-  names_.reserve(expectedNodes);
-  positions_.reserve(expectedNodes);
+  definitions_.reserve(expectedNodes);
 }
 
 Node& GraphBuilder::appendNode(Pos pos) {
@@ -39,18 +38,16 @@ Node& GraphBuilder::appendNode(Pos pos) {
 void GraphBuilder::defineLast(Pos pos, std::uint64_t nameHash, std::optional<std::string_view> printedName) {
   const auto id = static_cast<std::uint32_t>(graph.nodes.size() - 1);
   const Node& node = graph.nodes.back();
-  names_.push_back(printedName ? *printedName : stableName(node.name, pos));
-  positions_.push_back(pos);
+  definitions_.push_back({printedName ? *printedName : stableName(node.name, pos), pos});
   const std::uint32_t first = index_.insertHashed(id, nameHash);
   if (first != id)
-    source_.fail(pos, "duplicate node name '" + node.name + "' (first defined at " + positionText(positions_[first]) + ")");
+    source_.fail(pos, "duplicate node name '" + node.name + "' (first defined at " + positionText(definitions_[first].pos) + ")");
 }
 
 void GraphBuilder::renamePlaceholder(std::size_t index, std::string_view newName, Pos pos) {
   Node& node = graph.nodes[index];
   if (index_.find(newName) != NameIndex::kNone) source_.fail(pos, "duplicate node name '" + std::string(newName) + "'");
-  names_[index] = stableName(newName, pos);
-  positions_[index] = pos;
+  definitions_[index] = {stableName(newName, pos), pos};
   index_.insert(static_cast<std::uint32_t>(index));
   node.name = newName;
   node.target = newName;
@@ -102,13 +99,13 @@ SharedString GraphBuilder::callTarget(std::string_view printed, std::uint64_t h)
 void GraphBuilder::checkReferences() const {
   for (const auto& [name, pos, usedAt, node] : uses_) {
     // Defined before the use when it was read, and not renamed since: the reference is right.
-    if (node != kNoNode && sameName(names_[node], name)) continue;
+    if (node != kNoNode && sameName(definitions_[node].name, name)) continue;
     const std::uint32_t defined = index_.find(name);
     const std::string shown(name);
     if (defined == NameIndex::kNone) source_.fail(pos, "undefined name '" + shown + "'");
     if (defined >= usedAt)
-      source_.fail(pos, "'" + shown + "' is used before its definition at " + positionText(positions_[defined]));
-    source_.fail(pos, "'" + shown + "' is used before the unpacking at " + positionText(positions_[defined]) +
+      source_.fail(pos, "'" + shown + "' is used before its definition at " + positionText(definitions_[defined].pos));
+    source_.fail(pos, "'" + shown + "' is used before the unpacking at " + positionText(definitions_[defined].pos) +
                           " renames the parameters of forward()");
   }
 }
@@ -121,18 +118,21 @@ std::vector<SourceLocation> GraphBuilder::locationsOf(const std::vector<Node>& n
     // Names are unique, so a node still at the index it was defined at is that definition
     // (nearly every node: only inferring a signature of unlifted code moves nodes).
     std::uint32_t id = static_cast<std::uint32_t>(i);
-    if (i >= names_.size() || !sameName(names_[i], n.name)) id = index_.find(n.name);
-    out.push_back(id == NameIndex::kNone ? SourceLocation{} : SourceLocation{positions_[id].line, positions_[id].column});
+    if (i >= definitions_.size() || !sameName(definitions_[i].name, n.name)) id = index_.find(n.name);
+    out.push_back(id == NameIndex::kNone ? SourceLocation{} : SourceLocation{definitions_[id].pos.line, definitions_[id].pos.column});
   }
   return out;
 }
 
 std::string_view GraphBuilder::stableName(std::string_view name, Pos pos) {
+  if (source_.holds(name)) return name;
   if (pos.line >= 1 && static_cast<std::size_t>(pos.line) <= source_.lineCount()) {
     const std::string_view line = source_.line(static_cast<std::size_t>(pos.line - 1));
     for (std::size_t column = static_cast<std::size_t>(pos.column - 1), last = column + 1; column <= last; ++column)
       if (column <= line.size() && sameName(line.substr(column, name.size()), name)) return line.substr(column, name.size());
   }
+  constexpr std::string_view kOutput = "output";
+  if (name == kOutput) return kOutput;
   return copies_.emplace_front(name);
 }
 

@@ -96,8 +96,15 @@ class GraphBuilder {
   // an unpacking may rename later). A name that named any other node names it for good.
   void noteUse(std::string_view name, Pos pos, NodeId node) {
     if (node != kNoNode && !graph.nodes[node].isPlaceholder()) return;
+    // A small program uses its placeholders on most lines: room for a few dozen uses at once,
+    // not a reallocation at each doubling.
+    if (uses_.capacity() == 0) uses_.reserve(kExpectedUses);
     uses_.push_back(Use{stableName(name, pos), pos, graph.nodes.size(), node});
   }
+  // How many uses are noted, and forgetting those noted since: a parser that notes the uses of
+  // a line as it reads them takes them back when it leaves the line to another parser.
+  std::size_t notedUses() const { return uses_.size(); }
+  void forgetUsesFrom(std::size_t count) { uses_.resize(count); }
   // A reference to the node `name` names: resolve() and noteUse().
   Arg reference(std::string_view name, Pos pos) {
     const NodeId node = resolve(name);
@@ -143,11 +150,17 @@ class GraphBuilder {
   InferenceHints hints;
 
  private:
-  // The index reads a node's name from names_, not from the node: names_ outlives the graph,
-  // which read() moves into the program before it asks for locations.
+  // A node's definition: the name it is defined under now, and where. One array for both
+  // (one allocation per graph, not two).
+  struct Definition {
+    std::string_view name;
+    Pos pos;
+  };
+  // The index reads a node's name from definitions_, not from the node: definitions_ outlives
+  // the graph, which read() moves into the program before it asks for locations.
   struct NameOf {
-    const std::vector<std::string_view>* names;
-    std::string_view operator()(std::uint32_t id) const { return (*names)[id]; }
+    const std::vector<Definition>* definitions;
+    std::string_view operator()(std::uint32_t id) const { return (*definitions)[id].name; }
   };
   using NameIndex = FlatNameIndex<NameOf>;
   // A call target as printed, and the target it normalises to (callTarget).
@@ -160,6 +173,7 @@ class GraphBuilder {
     std::string_view operator()(std::uint32_t id) const { return (*targets)[id].printed; }
   };
 
+  static constexpr std::size_t kExpectedUses = 32;
   struct Use {
     std::string_view name;  // as stableName() keeps it
     Pos pos;
@@ -167,8 +181,9 @@ class GraphBuilder {
     NodeId node;         // the node the name named then, or kNoNode
   };
 
-  // A view of `name` that lives as long as the builder: into the input where the name is
-  // printed at `pos` or just after it (`%x`), else a copy the builder keeps.
+  // A view of `name` that lives as long as the builder: `name` itself if it views the input,
+  // else into the input where the name is printed at `pos` or just after it (`%x`), else (the
+  // output node's "output") a literal, else a copy the builder keeps.
   std::string_view stableName(std::string_view name, Pos pos);
   // `text` if it is a view into the input (which outlives the builder), else a copy the builder
   // keeps.
@@ -177,10 +192,9 @@ class GraphBuilder {
   const Source& source_;
   const ReadLimits& limits_;
   std::size_t& nodeCount_;
-  std::vector<std::string_view> names_;  // by node index: the name it is defined under now
-  std::vector<Pos> positions_;           // by node index: where that definition is
+  std::vector<Definition> definitions_;  // by node index
   std::forward_list<std::string> copies_;  // texts printed nowhere in the input ("output")
-  NameIndex index_;                      // name -> node index, over names_
+  NameIndex index_;                      // name -> node index, over definitions_
   std::vector<Use> uses_;
   std::vector<PrintedTarget> printedTargets_;  // callTarget's
   FlatNameIndex<PrintedOf> printedTargetIndex_;
@@ -196,23 +210,12 @@ NodeMeta parseMeta(const Source& source, std::string_view comment, Pos pos);
 
 // Scratch space of readCommonNodeLine, kept from one line to the next (no allocation per line).
 struct NodeLineScratch {
-  struct PendingUse {
-    std::string_view name;
-    Pos pos;
-    NodeId node;
-  };
-  std::vector<PendingUse> uses;
   std::vector<Arg> args;
   std::vector<std::pair<std::string, Arg>> kwargs;
-  // readCommonForwardHeader's parameters.
-  struct Parameter {
-    std::string_view name;
-    Pos pos;
-    std::string_view type;
-    Pos typePos;
-    bool typed = false;
-  };
-  std::vector<Parameter> parameters;
+  // The items of the lists being read, innermost last: each list takes its own off the end,
+  // into a vector of exactly their number (a list grown item by item allocated once per
+  // doubling).
+  std::vector<Arg> items;
   // The last annotation checkShape() passed (a view into the input): nodes print the same type
   // over and over, and the check depends on the text and the limits alone.
   std::string_view checkedType;

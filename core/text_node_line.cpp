@@ -40,6 +40,9 @@ bool isConstantName(std::string_view name) {
 // knows where 64 bits end.
 constexpr std::size_t kMaxPlainDigits = 18;
 
+// Arguments of a node, or items of the lists in them, that a node line rarely exceeds.
+constexpr std::size_t kExpectedArguments = 8;
+
 class NodeLineParser : LineCursor {
  public:
   NodeLineParser(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch& scratch)
@@ -48,10 +51,23 @@ class NodeLineParser : LineCursor {
         limits_(builder.limits()),
         scratch_(scratch) {}
 
+  // The line's uses are noted as they are read; a line left to the general parser takes them
+  // back.
   bool run() {
-    scratch_.uses.clear();
+    const std::size_t usesBefore = builder_.notedUses();
+    if (read()) return true;
+    builder_.forgetUsesFrom(usesBefore);
+    return false;
+  }
+
+ private:
+  bool read() {
+    // Room for the arguments of a typical node up front: grown from nothing, the vectors were
+    // reallocated several times in each read of a small program.
+    if (scratch_.args.capacity() == 0) scratch_.args.reserve(kExpectedArguments);
     scratch_.args.clear();
     scratch_.kwargs.clear();
+    scratch_.items.clear();
     // name [: "type"] =  (the indentation is skipped already)
     const std::size_t nameAt = i_;
     const std::string_view name = scanName();
@@ -93,12 +109,12 @@ class NodeLineParser : LineCursor {
     }
 
     // The line is in the form: from here on, what the general parser does with it, in its
-    // order (readStatement: the annotation's shape, the node, its meta, its definition).
+    // order (readStatement: the annotation's shape, the node -- whose uses are noted already:
+    // no check comes between --, its meta, its definition).
     if (typed && !sameName(type, scratch_.checkedType)) {
       checkShape(builder_.source(), limits_, type, at(typeAt));
       scratch_.checkedType = type;
     }
-    for (const NodeLineScratch::PendingUse& use : scratch_.uses) builder_.noteUse(use.name, use.pos, use.node);
     NodeMeta meta;
     if (commented) meta = parseMeta(builder_.source(), comment, at(commentAt));
     SharedString target;
@@ -120,7 +136,6 @@ class NodeLineParser : LineCursor {
     return true;
   }
 
- private:
   // `.b.c` after a name, written without spaces.
   void scanAttributes() {
     while (peek() == '.' && isNameStart(peekAt(1))) {
@@ -245,29 +260,42 @@ class NodeLineParser : LineCursor {
       } else {
         value.kind = Arg::Kind::Ref;
         value.node = builder_.resolve(name);
-        scratch_.uses.push_back({name, at(start), value.node});
+        builder_.noteUse(name, at(start), value.node);
       }
     }
     return true;
   }
 
+  // The items go on scratch_.items, above those of the lists around this one. An item is read
+  // where it stays, but a list inside this one is read aside and moved there: its own items go
+  // on scratch_.items, which may move the item being read.
   bool readList(Arg& value, std::size_t depth) {
     if (depth > limits_.maxNesting) return false;
     ++i_;
     skipSpace();
-    std::vector<Arg> items;
     if (peek() == ']') {
       ++i_;
-      value = Arg::list(std::move(items));
+      value = Arg::list({});
       return true;
     }
+    std::vector<Arg>& items = scratch_.items;
+    if (items.capacity() == 0) items.reserve(kExpectedArguments);  // as for the arguments
+    const std::size_t first = items.size();
     while (true) {
-      if (!readValue(items.emplace_back(), depth)) return false;
-      if (items.size() > limits_.maxListLength) return false;
+      if (peek() == '[') {
+        Arg nested;
+        if (!readList(nested, depth + 1)) return false;
+        items.push_back(std::move(nested));
+      } else if (!readValue(items.emplace_back(), depth)) {
+        return false;
+      }
+      if (items.size() - first > limits_.maxListLength) return false;
       skipSpace();
       if (peek() == ']') {
         ++i_;
-        value = Arg::list(std::move(items));
+        const auto begin = items.begin() + static_cast<std::ptrdiff_t>(first);
+        value = Arg::list(std::vector<Arg>(std::make_move_iterator(begin), std::make_move_iterator(items.end())));
+        items.erase(begin, items.end());
         return true;
       }
       if (peek() != ',') return false;
@@ -375,37 +403,43 @@ bool readCommonNodeLine(std::size_t lineIndex, std::size_t indent, GraphBuilder&
 
 // def forward(self, NAME [: STRING], ...):  -- as readForwardHeader reads it, where each
 // annotation is one string followed by ',' or ')': no trailing comma, default, `->` or comment.
-bool readCommonForwardHeader(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch& scratch) {
+// The line is scanned twice: once to see that it is in the form, then to define its
+// placeholders (the scan is cheaper than keeping the parameters aside).
+bool readCommonForwardHeader(std::size_t lineIndex, std::size_t indent, GraphBuilder& builder, NodeLineScratch&) {
   if (builder.limits().maxNesting < 1) return false;  // the '(' is the lexer's error then
-  LineScanner c(builder.source(), lineIndex, indent);
-  if (c.name() != "def" || c.name() != "forward" || !c.accept('(') || c.name() != "self") return false;
-  using Parameter = NodeLineScratch::Parameter;
-  std::vector<Parameter>& parameters = scratch.parameters;
-  parameters.clear();
-  while (c.accept(',')) {
-    Parameter& p = parameters.emplace_back();
-    p.pos = c.here();
-    p.name = c.name();
-    if (p.name.empty()) return false;
-    p.typed = c.accept(':');
-    if (p.typed) {
-      p.typePos = c.here();
-      if (!c.string(p.type)) return false;
+  // Reads the parameters, calling `parameter(name, pos, type, typePos, typed)` for each; false
+  // (having called it for the parameters before) at the first text outside the form.
+  auto scan = [&](auto&& parameter) {
+    LineScanner c(builder.source(), lineIndex, indent);
+    if (c.name() != "def" || c.name() != "forward" || !c.accept('(') || c.name() != "self") return false;
+    while (c.accept(',')) {
+      const Pos pos = c.here();
+      const std::string_view name = c.name();
+      if (name.empty()) return false;
+      const bool typed = c.accept(':');
+      std::string_view type;
+      Pos typePos;
+      if (typed) {
+        typePos = c.here();
+        if (!c.string(type)) return false;
+      }
+      if (c.peek() != ',' && c.peek() != ')') return false;
+      parameter(name, pos, type, typePos, typed);
     }
-    if (c.peek() != ',' && c.peek() != ')') return false;
-  }
-  if (!c.accept(')') || !c.accept(':') || !c.atEnd()) return false;
+    return c.accept(')') && c.accept(':') && c.atEnd();
+  };
+  if (!scan([](std::string_view, Pos, std::string_view, Pos, bool) {})) return false;
   // In the form: what readForwardHeader does, in its order.
-  for (const Parameter& p : parameters) {
-    if (p.typed) checkShape(builder.source(), builder.limits(), p.type, p.typePos);
+  scan([&](std::string_view name, Pos pos, std::string_view type, Pos typePos, bool typed) {
+    if (typed) checkShape(builder.source(), builder.limits(), type, typePos);
     // Built where it stays (appendNode, defineLast), as a node line's node is.
-    Node& node = builder.appendNode(p.pos);
-    node.name = p.name;
+    Node& node = builder.appendNode(pos);
+    node.name = name;
     node.op = NodeOp::Placeholder;
-    node.target = p.name;
-    if (p.typed) node.typeText = p.type;
-    builder.defineLast(p.pos, hashName(p.name), p.name);
-  }
+    node.target = name;
+    if (typed) node.typeText = type;
+    builder.defineLast(pos, hashName(name), name);
+  });
   return true;
 }
 
@@ -416,30 +450,41 @@ bool readCommonReturnLine(std::size_t lineIndex, std::size_t indent, GraphBuilde
   LineScanner c(builder.source(), lineIndex, indent);
   const Pos returnPos = c.here();
   if (c.name() != "return" || !c.accept('(')) return false;
-  std::vector<NodeLineScratch::PendingUse>& items = scratch.uses;
-  items.clear();
+  // The references are made (and their uses noted) as the names are read, and taken back if
+  // the line turns out to be outside the form.
+  const std::size_t usesBefore = builder.notedUses();
+  std::vector<Arg>& returned = scratch.args;
+  returned.clear();
   bool trailingComma = false;  // a ',' just before the ')'
+  bool inForm = true;
   while (!c.accept(')')) {
     const Pos pos = c.here();
     const std::string_view name = c.name();
-    if (name.empty() || isConstantName(name)) return false;
-    items.push_back({name, pos, kNoNode});
-    if (c.accept(',')) trailingComma = c.peek() == ')';
-    else if (c.peek() != ')') return false;
+    if (name.empty() || isConstantName(name)) {
+      inForm = false;
+      break;
+    }
+    returned.push_back(builder.reference(name, pos));
+    if (c.accept(',')) {
+      trailingComma = c.peek() == ')';
+    } else if (c.peek() != ')') {
+      inForm = false;
+      break;
+    }
   }
   // A tuple is `(a,)` or `(a, b, ...)`; `(a)` is `a`, and `()` and `(a, b,)` are left to the
   // general parser.
-  if (!c.atEnd() || items.empty() || trailingComma != (items.size() == 1) ||
-      items.size() > builder.limits().maxListLength)
+  if (!inForm || !c.atEnd() || returned.empty() || trailingComma != (returned.size() == 1) ||
+      returned.size() > builder.limits().maxListLength) {
+    builder.forgetUsesFrom(usesBefore);
     return false;
-  std::vector<Arg> returned;
-  returned.reserve(items.size());
-  for (const NodeLineScratch::PendingUse& item : items) returned.push_back(builder.reference(item.name, item.pos));
+  }
   Node output;
   output.name = "output";
   output.op = NodeOp::Output;
   output.target = "output";
-  output.args.push_back(Arg::tuple(std::move(returned)));
+  output.args.push_back(
+      Arg::tuple(std::vector<Arg>(std::make_move_iterator(returned.begin()), std::make_move_iterator(returned.end()))));
   builder.define(std::move(output), returnPos);
   return true;
 }

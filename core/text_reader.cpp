@@ -1025,8 +1025,8 @@ Result<Program> text::readProgramWith(std::string_view input, std::string_view f
     text::Source source(input, fileName);
     text::rejectBinary(input, source);
     return Result<Program>::success(text::ProgramReader(source, limits, commonLines).read(nodeLocations));
-  } catch (const text::ReadError& error) {
-    return Result<Program>::failure(error.diagnostic);
+  } catch (text::ReadError& error) {
+    return Result<Program>::failure(std::move(error.diagnostic));
   } catch (const std::bad_alloc&) {
     return Result<Program>::failure(Diagnostic{std::string(fileName), 0, 0, "out of memory while reading", ""});
   } catch (const std::exception& e) {
