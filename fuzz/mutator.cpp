@@ -313,21 +313,12 @@ std::optional<Program> mutateProgram(const Program& program, const SchemaTable& 
 
 std::string mutateText(std::string_view text, std::uint32_t seed, MutationMemo& memo) {
   std::optional<Program> program;
-  if (memo.program && text == memo.text) {
-    program = std::move(memo.program);
-  } else {
-    program = validProgramFromText(text);
-    // Not a valid program: most often one of libFuzzer's byte mutations (a third of the steps)
-    // broke the text this mutator printed last, whose program the memo still holds. Three times
-    // in four the graph edits start again from that program, which keeps the line of mutants
-    // going (and costs a mutation, not a generation); otherwise, and when there is none, a
-    // generated program starts a new one.
-    if (!program && memo.program && seed % 4 != 0) program = std::move(memo.program);
-  }
+  if (memo.program && text == memo.text) program = std::move(memo.program);
+  else program = validProgramFromText(text);
   std::optional<Program> mutated;
   if (program) mutated = mutateProgram(*program, schemasFor(*program, context().builtins), seed);
   if (!mutated) {
-    // No valid program to edit (or no edit applied): start again from a generated one.
+    // Not a valid program (or no edit applied): start again from a generated one.
     RandomChoices choices(seed);
     mutated = context().generator.generate(choices).program;
   }

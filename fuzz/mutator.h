@@ -45,10 +45,8 @@ std::string mutateText(std::string_view text, std::uint32_t seed);
 // The last text mutateText printed, with the program it printed. libFuzzer mutates an input up
 // to -mutation_depth times in a row, each time the previous mutation's output: with the memo
 // that text is not read and validated again. The program is the one read(text) gives (the
-// writer round-trips, which text_model_fuzzer checks), so on a valid program the output is the
-// same with or without the memo. On text that is no valid program (often a byte mutation of the
-// last text printed) the memo's program is mutated instead three times in four (by `seed`), and
-// a program generated from `seed` is printed otherwise, as without a memo.
+// writer round-trips, which text_model_fuzzer checks), so the output is the same with or
+// without the memo.
 struct MutationMemo {
   std::string text;
   std::optional<Program> program;
